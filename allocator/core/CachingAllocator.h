@@ -1,0 +1,92 @@
+#pragma once
+// The caching allocator of one device, with PyTorch 2.11's decisions (see
+// ../shared/reference/pytorch-allocator-2.11.md): size rounding, small/large pools per stream,
+// best fit ordered by (stream, size, address), split and merge, oversize blocks, garbage
+// collection, the fraction cap, release-and-retry, expandable segments, pending frees.
+// Every decision is sent to the EventSink as one Event.
+//
+// Not thread-safe: one caller at a time (PyTorch serialises with one mutex per device).
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "allocator/config/AllocatorConfig.h"
+#include "allocator/core/DeviceMemory.h"
+#include "allocator/core/DeviceStats.h"
+#include "allocator/core/Event.h"
+#include "allocator/core/EventSink.h"
+#include "allocator/core/SegmentInfo.h"
+
+namespace allocscope::alloc {
+
+// Constants of PyTorch's allocator (c10/core/AllocatorConfig.h).
+inline constexpr std::uint64_t kMinBlockSize = 512;
+inline constexpr std::uint64_t kSmallSize = 1 * kMiB;      // <= this: small pool
+inline constexpr std::uint64_t kSmallBuffer = 2 * kMiB;    // small-pool segment / page
+inline constexpr std::uint64_t kMinLargeAlloc = 10 * kMiB;
+inline constexpr std::uint64_t kRoundLarge = 2 * kMiB;
+
+// What the last failed malloc() knew: the pieces of PyTorch's OutOfMemoryError.
+struct OomInfo {
+    std::uint64_t requestedSize = 0;  // the user's size
+    std::uint64_t roundedSize = 0;    // round_size(requested): the oom trace entry's size
+    std::uint64_t allocSize = 0;      // the segment that could not be obtained ("Tried to allocate")
+    std::uint64_t deviceFree = 0;
+    std::uint64_t deviceTotal = 0;
+    std::string message;              // PyTorch's text, exactly
+};
+
+class CachingAllocator {
+public:
+    // `device` and `sink` must outlive the allocator; `sink` may be null.
+    CachingAllocator(const AllocatorConfig& config, DeviceMemory& device, EventSink* sink = nullptr);
+    ~CachingAllocator();
+    CachingAllocator(const CachingAllocator&) = delete;
+    CachingAllocator& operator=(const CachingAllocator&) = delete;
+
+    // The op index stamped on the events that follow (the caller's current program op).
+    void setOpIndex(std::uint64_t opIndex);
+
+    // torch's caching malloc. Returns the block address, or nullopt after an OOM (lastOom()).
+    // size 0 never reaches PyTorch's allocator: it returns nullopt without any effect.
+    std::optional<std::uint64_t> malloc(std::uint64_t size, StreamId stream, std::uint32_t stackId = 0);
+    // free(): free_requested now; free_completed now unless the block has stream uses, in
+    // which case it stays pending until completePendingFree() or a synchronising call.
+    // Returns false for an unknown address (PyTorch: "invalid device pointer").
+    bool free(std::uint64_t address);
+    // record_stream(): the block is also used on `stream` (ignored for its own stream).
+    bool recordStream(std::uint64_t address, StreamId stream);
+    // The events guarding a pending free have completed: the block returns to its pool now.
+    bool completePendingFree(std::uint64_t address);
+    // Every pending free's events are complete (cudaDeviceSynchronize + process_events).
+    void synchronize();
+    // torch.cuda.empty_cache(): complete pending frees, release every whole free segment (and
+    // free pages of expandable segments).
+    void emptyCache();
+    // torch.cuda.set_per_process_memory_fraction(f): cap = f * totalMemory, removed at f >= 1.
+    void setMemoryFraction(double fraction);
+    void resetPeakStats();
+    void resetAccumulatedStats();
+
+    const DeviceStats& stats() const;
+    const AllocatorConfig& config() const;
+    DeviceMemory& device() const;
+    const OomInfo& lastOom() const;
+    std::uint64_t roundSize(std::uint64_t size) const;  // round_size()
+
+    // PyTorch's snapshot "segments" (sorted by address). Emits a Snapshot event.
+    std::vector<SegmentInfo> snapshot();
+    // The same without emitting an event (inspection, tests).
+    std::vector<SegmentInfo> segments() const;
+    // torch.cuda.memory_summary(device, abbreviated) for this allocator, character for character.
+    std::string memorySummary(int deviceId = 0, bool abbreviated = false) const;
+
+    class Impl;
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace allocscope::alloc

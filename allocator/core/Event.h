@@ -1,0 +1,60 @@
+#pragma once
+// One allocator decision, in PyTorch's trace vocabulary (TraceEntry::Action), plus what PyTorch
+// does not record: the program op that caused it and *why* memory was released. Recording, the
+// GUI and the tests all consume this one stream.
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace allocscope::alloc {
+
+using StreamId = std::uint64_t;  // cudaStream_t as an integer; 0 is the default stream
+
+enum class EventAction : std::uint8_t {
+    Alloc,          // a block was carved for a request (size = requested bytes)
+    FreeRequested,  // free() was called (allocation / allocated_bytes drop now)
+    FreeCompleted,  // the block went back to its pool (active / requested drop now)
+    SegmentAlloc,   // cudaMalloc of a whole segment
+    SegmentFree,    // cudaFree of a whole segment
+    SegmentMap,     // pages mapped into an expandable segment
+    SegmentUnmap,   // pages unmapped from an expandable segment
+    Oom,            // a request failed (address = device free bytes, size = rounded request)
+    Snapshot,       // snapshot() was taken (size = active bytes)
+};
+inline constexpr int kEventActionCount = 9;
+
+// Why an event happened. Program: the op asked for it directly. The others name the
+// allocator's own reasons for giving memory back to the driver.
+enum class EventCause : std::uint8_t {
+    Program,
+    Gc,               // garbage_collection_threshold released an old cached segment
+    OversizeRelease,  // release_available_cached_blocks freed oversize segments (max_split_size)
+    OomRetry,         // release_cached_blocks before the one retry of a failed cudaMalloc
+    EmptyCache,       // an explicit empty_cache()
+};
+
+enum class PoolKind : std::uint8_t { Small, Large };
+
+struct Event {
+    std::uint64_t seq = 0;          // position in the run's event stream, from 0
+    std::uint64_t opIndex = 0;      // index of the program op that caused this event
+    std::uint64_t address = 0;      // block or segment address; for Oom: device free bytes
+    std::uint64_t size = 0;         // PyTorch's trace size (requested bytes for alloc/free)
+    std::uint64_t roundedSize = 0;  // block size for alloc/free; = size for segment events
+    StreamId stream = 0;
+    std::uint64_t segment = 0;      // address of the segment (or reservation) the event is in
+    std::uint32_t stackId = 0;      // 0 = no stack; see StackTable
+    EventAction action = EventAction::Alloc;
+    EventCause cause = EventCause::Program;
+    PoolKind pool = PoolKind::Large;
+};
+
+// "alloc", "free_requested", ... exactly as PyTorch's snapshot spells them.
+std::string_view actionName(EventAction action);
+std::optional<EventAction> actionFromName(std::string_view name);
+// "program", "gc", "oversize_release", "oom_retry", "empty_cache".
+std::string_view causeName(EventCause cause);
+std::optional<EventCause> causeFromName(std::string_view name);
+std::string_view poolName(PoolKind pool);  // "small" / "large"
+
+}  // namespace allocscope::alloc

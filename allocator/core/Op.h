@@ -1,0 +1,90 @@
+#pragma once
+// A program operation: what a PyTorch program asks of the allocator. Demo workloads and trace
+// replays both produce a Program (a vector of Ops); ProgramRunner applies it to an allocator.
+// Ops name tensors by an id chosen by the producer; the runner maps ids to block addresses.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "allocator/core/Event.h"
+
+namespace allocscope::alloc {
+
+enum class OpKind : std::uint8_t {
+    Alloc,                  // alloc(id, size, stream, stack)
+    Free,                   // free(id): free_requested, then free_completed unless stream uses
+    RecordStream,           // record_stream(id, stream)
+    CompletePending,        // the events guarding id's pending free finished: complete it now
+    Synchronize,            // device-wide synchronize: every pending free completes
+    EmptyCache,             // torch.cuda.empty_cache()
+    SetMemoryFraction,      // set_per_process_memory_fraction(fraction)
+    ResetPeakStats,         // reset_peak_memory_stats()
+    ResetAccumulatedStats,  // reset_accumulated_memory_stats()
+    Phase,                  // phase(label, begin|end): a named region (record_function)
+};
+
+struct Op {
+    OpKind kind = OpKind::Alloc;
+    bool begin = true;           // Phase: begin (true) or end (false)
+    std::uint32_t stackId = 0;   // Alloc: the allocation's stack (StackTable id, 0 = none)
+    std::uint32_t labelId = 0;   // Phase: index into Program::labels
+    std::uint64_t id = 0;        // tensor id (Alloc, Free, RecordStream, CompletePending)
+    std::uint64_t size = 0;      // Alloc: requested bytes (unrounded)
+    StreamId stream = 0;         // Alloc: allocation stream; RecordStream: the using stream
+    double fraction = 1.0;       // SetMemoryFraction
+
+    static Op alloc(std::uint64_t id, std::uint64_t size, StreamId stream = 0, std::uint32_t stack = 0) {
+        Op op;
+        op.kind = OpKind::Alloc;
+        op.id = id;
+        op.size = size;
+        op.stream = stream;
+        op.stackId = stack;
+        return op;
+    }
+    static Op free(std::uint64_t id) {
+        Op op;
+        op.kind = OpKind::Free;
+        op.id = id;
+        return op;
+    }
+    static Op recordStream(std::uint64_t id, StreamId stream) {
+        Op op;
+        op.kind = OpKind::RecordStream;
+        op.id = id;
+        op.stream = stream;
+        return op;
+    }
+    static Op completePending(std::uint64_t id) {
+        Op op;
+        op.kind = OpKind::CompletePending;
+        op.id = id;
+        return op;
+    }
+    static Op simple(OpKind kind) {
+        Op op;
+        op.kind = kind;
+        return op;
+    }
+    static Op setMemoryFraction(double fraction) {
+        Op op;
+        op.kind = OpKind::SetMemoryFraction;
+        op.fraction = fraction;
+        return op;
+    }
+    static Op phase(std::uint32_t label, bool begin) {
+        Op op;
+        op.kind = OpKind::Phase;
+        op.labelId = label;
+        op.begin = begin;
+        return op;
+    }
+};
+
+// A whole program: its ops (op index = position in `ops`) and the phase labels they name.
+struct Program {
+    std::vector<Op> ops;
+    std::vector<std::string> labels;
+};
+
+}  // namespace allocscope::alloc

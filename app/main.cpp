@@ -1,0 +1,32 @@
+// allocscope: the desktop app.
+#include <QApplication>
+#include <cstdio>
+
+#include "app/CommandLine.h"
+#include "app/MainWindow.h"
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("AllocScope"));
+    QApplication::setApplicationName(QStringLiteral("AllocScope"));
+    QApplication::setApplicationVersion(QStringLiteral(ALLOCSCOPE_VERSION));
+
+    const allocscope::app::CommandLineOptions options =
+        allocscope::app::parseCommandLine(QApplication::arguments());
+    if (!options.error.isEmpty()) {
+        std::fprintf(stderr, "allocscope: %s (try: allocscope --help)\n", qPrintable(options.error));
+        return 2;
+    }
+    if (options.showHelp) {
+        std::fputs(qPrintable(options.helpText), stdout);
+        return 0;
+    }
+    if (options.showVersion) {
+        std::printf("allocscope %s\n", ALLOCSCOPE_VERSION);
+        return 0;
+    }
+    allocscope::app::MainWindow window;
+    window.show();
+    for (const QString& file : options.files) window.openFile(file);
+    return QApplication::exec();
+}

@@ -1,0 +1,1 @@
+#include "storage/session/SchemaVersion.h"
