@@ -1,0 +1,54 @@
+#pragma once
+// The allocator's view of a recorded trace: what one device's allocator did in a real run, as
+// PyTorch (or RMM) logged it. Built by storage/import (TraceImport) from a snapshot pickle or an
+// RMM CSV; consumed by TraceReplayer. Standard library only: allocator/ never sees file formats.
+//
+// One RecordedTrace per device: a snapshot with several devices yields several, each replayed by
+// its own allocator (PyTorch keeps one independent allocator per device).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "allocator/core/Event.h"
+#include "allocator/core/SegmentInfo.h"
+#include "allocator/core/StackTable.h"
+
+namespace allocscope::alloc {
+
+// One trace entry, in PyTorch's vocabulary (reference §11.2).
+struct RecordedEntry {
+    EventAction action = EventAction::Alloc;
+    std::uint64_t address = 0;     // block / segment / mapped-range address; 0 for Oom
+    std::uint64_t size = 0;        // requested bytes (alloc/free), segment bytes, rounded (oom)
+    StreamId stream = 0;
+    std::uint32_t stackId = 0;     // into RecordedTrace::stacks (0 = none)
+    std::uint64_t deviceFree = 0;  // Oom: cudaMemGetInfo's free bytes at the failure
+    std::int64_t timeUs = 0;       // 0 when the source has no usable clock
+};
+
+// A record_function START/END marker placed before the entry it precedes in time.
+struct PhaseMark {
+    std::size_t entryIndex = 0;  // the mark applies before entries[entryIndex] (may be size())
+    std::string name;
+    bool begin = true;
+};
+
+struct RecordedTrace {
+    std::string origin;  // human-readable: "snapshot device 0", "RMM CSV"
+    std::int64_t device = 0;
+    // The recorded PYTORCH_CUDA_ALLOC_CONF (allocator_settings). nullopt: the source does not
+    // record settings (RMM CSV, old snapshots); a replay then defaults to PyTorch's defaults.
+    std::optional<std::string> settings;
+    // False when the source carries no segment events (RMM CSV): explicit empty_cache() calls
+    // then cannot be seen, and a new segment's address is taken from the allocation it serves.
+    bool hasSegmentEvents = true;
+    std::vector<RecordedEntry> entries;
+    StackTable stacks;
+    std::vector<PhaseMark> phases;
+    // The allocator state when the snapshot was taken (its `segments` for this device), when the
+    // source has one: a replay must end in exactly this layout.
+    std::optional<std::vector<SegmentInfo>> finalSegments;
+};
+
+}  // namespace allocscope::alloc

@@ -1,0 +1,75 @@
+#pragma once
+// One replay in progress: the simulated device, the allocator, the program being built and the
+// map from recorded addresses to tensors. TraceReplayer drives it step by step; to try a step
+// with an inferred empty_cache() after trying it without, it builds a fresh ReplayRun and re-runs
+// the prefix (the allocator cannot be copied; replays are deterministic, so the prefix lands in
+// the same state).
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "allocator/core/CachingAllocator.h"
+#include "allocator/core/EventSink.h"
+#include "allocator/core/Op.h"
+#include "allocator/device/SimulatedDevice.h"
+#include "allocator/replay/TraceReplayer.h"
+#include "allocator/replay/TraceSteps.h"
+
+namespace allocscope::alloc {
+
+// A stream no real trace uses: the "other stream" whose record_stream keeps a block pending.
+inline constexpr StreamId kReplaySideStream = 0xFFFF'FFFF'FFFF'FF01ull;
+
+struct StepOutcome {
+    std::vector<Event> events;                  // everything the allocator emitted in the step
+    std::uint64_t programOp = 0;                // op index of the step's program op
+    std::optional<std::uint64_t> allocAddress;  // Alloc: where the replay put the block
+    bool unexpectedOom = false;                 // an alloc failed that the recording saw succeed
+    bool oomVanished = false;                   // a recorded oom's attempt succeeded
+    std::vector<std::string> notes;
+};
+
+class ReplayRun {
+public:
+    ReplayRun(const RecordedTrace& trace, const std::vector<TraceStep>& steps, const ReplayOptions& options);
+    ~ReplayRun();
+    ReplayRun(const ReplayRun&) = delete;
+    ReplayRun& operator=(const ReplayRun&) = delete;
+
+    StepOutcome runStep(std::size_t k, bool withEmptyCache);
+    // Phase marks recorded after the last entry.
+    void finish();
+
+    CachingAllocator& allocator() { return *allocator_; }
+    Program& program() { return program_; }
+    std::uint64_t eventCount() const { return eventCount_; }
+
+private:
+    class Capture;
+    std::optional<std::uint64_t> oracle(const PlacementRequest& request);
+    std::uint64_t push(const Op& op);
+    void emitPhases(std::size_t upToEntry);
+
+    const RecordedTrace& trace_;
+    const std::vector<TraceStep>& steps_;
+    const ReplayOptions& options_;
+    std::unique_ptr<Capture> capture_;
+    std::unique_ptr<SimulatedDevice> device_;
+    std::unique_ptr<CachingAllocator> allocator_;
+    Program program_;
+    std::uint64_t eventCount_ = 0;
+    std::size_t nextPhase_ = 0;
+
+    // The step being replayed, for the recorded-address oracle.
+    std::size_t step_ = 0;
+    std::vector<bool> segmentAllocUsed_;  // per entry of the step (indexed from step begin)
+
+    std::map<std::uint64_t, std::uint64_t> liveByRecorded_;     // recorded address -> tensor id
+    std::map<std::uint64_t, std::uint64_t> pendingByRecorded_;  // freed, completion pending
+    std::map<std::uint64_t, std::uint64_t> replayAddress_;      // tensor id -> replay address
+};
+
+}  // namespace allocscope::alloc

@@ -1,0 +1,96 @@
+#pragma once
+// Replays a RecordedTrace into the caching allocator (reference §18.2) and says whether the
+// allocator did exactly what PyTorch did.
+//
+//   alloc          -> malloc(recorded size, recorded stream)
+//   free_requested -> free(); when its free_completed does not follow at once (the block had
+//                     stream uses), record_stream on a synthetic side stream first, so the
+//                     allocator keeps the block pending ...
+//   free_completed -> ... until completePendingFree() exactly where the recording shows it
+//   oom            -> malloc(recorded rounded size), which must fail
+//
+// Addresses: the trace is cut into steps (the segment events since the previous program event,
+// plus that event). A new segment of n bytes gets the address of an unused recorded
+// segment_alloc of n bytes in its step that overlaps no live segment; a new expandable
+// reservation starts at the step's first recorded segment_map outside every live reservation.
+// Without segment events (RMM CSV) a new segment starts at the address of the allocation it
+// serves (a fresh segment's first block is carved from its start). What-if replays (another
+// config) use a PlacementModel instead.
+//
+// Explicit empty_cache() leaves no event of its own, only segment frees the allocator did not
+// cause. Rule: releases before a free event or after the last program event are an
+// empty_cache() before it (frees never release segments). Releases before an alloc/oom: the
+// step is run without an empty_cache(); if its segment events differ from the recording, the
+// state is rebuilt by re-running the prefix and the step is run after an empty_cache(); the
+// variant that reproduces the recording is kept (without one, when both do: the allocator's own
+// OOM-retry release looks the same). Limit: an empty_cache() that released nothing left no
+// event and cannot be seen (only its num_sync_all_streams + 1 is missing); nor can one in a
+// trace without segment events.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "allocator/config/AllocatorConfig.h"
+#include "allocator/core/DeviceStats.h"
+#include "allocator/core/EventSink.h"
+#include "allocator/core/Op.h"
+#include "allocator/core/SegmentInfo.h"
+#include "allocator/replay/PlacementModel.h"
+#include "allocator/replay/RecordedTrace.h"
+
+namespace allocscope::alloc {
+
+struct ReplayOptions {
+    AllocatorConfig config;
+    std::optional<double> memoryFraction;  // set_per_process_memory_fraction before the first op
+    std::uint64_t totalMemory = 85'017'493'504ull;  // h100-80gb
+    std::uint64_t otherMemory = 552'402'944ull;     // CUDA context and other processes
+    // Placement of new segments. null: the recorded addresses (the oracle above), which is only
+    // right when replaying under the recorded config. Not owned; must outlive the replay.
+    PlacementModel* placement = nullptr;
+    // Steps before which an explicit empty_cache() runs. nullopt: inferred from the recording
+    // (needs recorded placement). A what-if passes the steps its exact replay inferred.
+    std::optional<std::vector<std::size_t>> emptyCacheSteps;
+    // Compare the replay's segment events, allocation addresses and final layout with this
+    // recording of the same program (aligned by program event). null with recorded placement:
+    // the replayed trace itself. null with a placement model: no comparison.
+    const RecordedTrace* expected = nullptr;
+    // An allocation the recording did not see fail: stop there (false) or skip that tensor and go
+    // on (true).
+    bool continueAfterOom = false;
+    EventSink* sink = nullptr;  // receives every event of the accepted replay, in order
+};
+
+struct ReplayDivergence {
+    std::uint64_t opIndex = 0;      // index into ReplayResult::program.ops
+    std::size_t entryIndex = 0;     // the recorded trace entry of that step's program event
+    std::string what;
+};
+
+struct ReplayResult {
+    DeviceStats stats;
+    std::vector<SegmentInfo> segments;  // the final layout (PyTorch's snapshot `segments`)
+    std::string summary;                // memory_summary()
+    Program program;                    // the ops the replay applied (trace -> program)
+    std::vector<std::size_t> emptyCacheSteps;  // inferred (or given) explicit empty_cache()s
+    std::optional<ReplayDivergence> divergence;  // first difference from the expected recording
+    std::optional<std::string> layoutDifference;  // final layout vs the snapshot's segments
+    // An allocation failed that succeeded in the recording: "the program would have raised".
+    std::optional<std::uint64_t> unexpectedOomOp;
+    bool stoppedEarly = false;
+    std::vector<std::string> notes;      // things worth saying (ignored entries, OOMs that vanished)
+    std::size_t steps = 0;
+    std::uint64_t events = 0;            // events the allocator produced
+    std::uint64_t rewinds = 0;           // prefix re-runs done by the empty_cache() inference
+
+    bool exact() const { return !divergence && !layoutDifference && !unexpectedOomOp; }
+};
+
+class TraceReplayer {
+public:
+    static ReplayResult replay(const RecordedTrace& trace, const ReplayOptions& options);
+};
+
+}  // namespace allocscope::alloc

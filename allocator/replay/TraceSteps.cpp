@@ -1,0 +1,45 @@
+#include "allocator/replay/TraceSteps.h"
+
+namespace allocscope::alloc {
+
+bool TraceSteps::isSegmentEvent(EventAction action) {
+    return action == EventAction::SegmentAlloc || action == EventAction::SegmentFree ||
+           action == EventAction::SegmentMap || action == EventAction::SegmentUnmap;
+}
+
+bool TraceSteps::isRelease(EventAction action) {
+    return action == EventAction::SegmentFree || action == EventAction::SegmentUnmap;
+}
+
+std::vector<TraceStep> TraceSteps::cut(const RecordedTrace& trace) {
+    std::vector<TraceStep> steps;
+    const std::vector<RecordedEntry>& e = trace.entries;
+    std::size_t begin = 0;
+    for (std::size_t i = 0; i < e.size(); ++i) {
+        const EventAction a = e[i].action;
+        if (isSegmentEvent(a) || a == EventAction::Snapshot) continue;
+        TraceStep step;
+        step.begin = begin;
+        step.program = i;
+        step.end = i + 1;
+        if (a == EventAction::FreeRequested) {
+            const bool adjacent = i + 1 < e.size() && e[i + 1].action == EventAction::FreeCompleted &&
+                                  e[i + 1].address == e[i].address;
+            if (adjacent) {
+                step.end = i + 2;
+                ++i;
+            } else {
+                step.pendingFree = true;
+            }
+        }
+        steps.push_back(step);
+        begin = step.end;
+    }
+    // Segment events after the last program event (an empty_cache() at the end of the program).
+    bool trailing = false;
+    for (std::size_t i = begin; i < e.size(); ++i) trailing = trailing || isSegmentEvent(e[i].action);
+    if (trailing) steps.push_back(TraceStep{begin, kNoEntry, e.size(), false});
+    return steps;
+}
+
+}  // namespace allocscope::alloc
