@@ -1,0 +1,439 @@
+#include "storage/formats/PickleReader.h"
+
+#include <cstring>
+#include <limits>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "storage/formats/FormatError.h"
+#include "storage/formats/Utf8.h"
+
+namespace allocscope::formats {
+namespace {
+
+std::string hexByte(uint8_t b) {
+    static const char* digits = "0123456789abcdef";
+    return std::string("0x") + digits[b >> 4] + digits[b & 15];
+}
+
+// The pickle memo. Python's memo is a dict keyed by any 32-bit index; PyTorch's JIT pickler uses
+// dense BINPUT indices and CPython uses MEMOIZE (index = current memo size). Dense indices live in
+// a vector; a hostile sparse index (LONG_BINPUT 0xffffffff) goes to a map instead of making us
+// allocate four billion slots.
+class Memo {
+public:
+    void put(uint64_t index, PyRef ref) {
+        if (index < dense_.size()) {
+            dense_[index] = ref;
+            return;
+        }
+        if (index == dense_.size()) {
+            dense_.push_back(ref);
+            // Pull in sparse entries that are now contiguous.
+            for (auto it = sparse_.find(dense_.size()); it != sparse_.end(); it = sparse_.find(dense_.size())) {
+                dense_.push_back(it->second);
+                sparse_.erase(it);
+            }
+            return;
+        }
+        sparse_[index] = ref;
+    }
+    bool get(uint64_t index, PyRef& out) const {
+        if (index < dense_.size()) {
+            out = dense_[index];
+            return true;
+        }
+        auto it = sparse_.find(index);
+        if (it == sparse_.end()) return false;
+        out = it->second;
+        return true;
+    }
+    uint64_t count() const { return dense_.size() + sparse_.size(); }
+
+private:
+    std::vector<PyRef> dense_;
+    std::unordered_map<uint64_t, PyRef> sparse_;
+};
+
+class Machine {
+public:
+    explicit Machine(std::string_view bytes) : data_(bytes) {}
+
+    PyTree run();
+
+private:
+    [[noreturn]] void fail(const std::string& what) const {
+        throw FormatError(what, "byte " + std::to_string(opOffset_));
+    }
+    const char* opName() const { return PickleReader::opcodeName(op_); }
+
+    // Operand bytes: checked against what is really left, so a declared length past the end
+    // fails here before anything is allocated.
+    const unsigned char* take(uint64_t n) {
+        if (n > data_.size() - pos_) {
+            fail(std::string("pickle truncated: ") + opName() + " needs " + std::to_string(n) +
+                 " more bytes, only " + std::to_string(data_.size() - pos_) + " left");
+        }
+        const auto* p = reinterpret_cast<const unsigned char*>(data_.data()) + pos_;
+        pos_ += n;
+        return p;
+    }
+    uint64_t takeLE(unsigned width) {
+        const unsigned char* p = take(width);
+        uint64_t v = 0;
+        for (unsigned i = 0; i < width; ++i) v |= uint64_t(p[i]) << (8 * i);
+        return v;
+    }
+
+    // The part of the stack above the innermost MARK is what an opcode may pop.
+    size_t visible() const { return stack_.size() - (marks_.empty() ? 0 : marks_.back()); }
+    void need(size_t n) {
+        if (visible() < n) {
+            fail(std::string("stack underflow: ") + opName() + " needs " + std::to_string(n) +
+                 " value(s) on the stack, found " + std::to_string(visible()));
+        }
+    }
+    PyRef pop() {
+        need(1);
+        PyRef r = stack_.back();
+        stack_.pop_back();
+        return r;
+    }
+    // Pops everything above the innermost MARK and the MARK itself.
+    std::vector<PyRef> popMark() {
+        if (marks_.empty()) fail(std::string(opName()) + " without a preceding MARK");
+        const size_t m = marks_.back();
+        marks_.pop_back();
+        std::vector<PyRef> items(stack_.begin() + static_cast<std::ptrdiff_t>(m), stack_.end());
+        stack_.resize(m);
+        return items;
+    }
+
+    void pushString(uint64_t length, bool unicode);
+    void pushLong(uint64_t length);
+    void setItems(PyRef dict, const std::vector<PyRef>& kv);
+    void appendItems(PyRef list, const std::vector<PyRef>& items);
+    PyRef makeTuple(const std::vector<PyRef>& items);
+    void memoGet(uint64_t index);
+    void memoPut(uint64_t index);
+    [[noreturn]] void refuse();
+
+    std::string_view data_;
+    size_t pos_ = 0;
+    size_t opOffset_ = 0;
+    uint8_t op_ = 0;
+    PyTree tree_;
+    std::vector<PyRef> stack_;
+    std::vector<size_t> marks_;
+    Memo memo_;
+};
+
+void Machine::pushString(uint64_t length, bool unicode) {
+    const unsigned char* p = take(length);
+    std::string text(reinterpret_cast<const char*>(p), length);
+    if (unicode) {
+        const size_t bad = Utf8::firstInvalid(text);
+        if (bad != std::string_view::npos) {
+            fail(std::string("invalid UTF-8 in ") + opName() + " string at byte " +
+                 std::to_string(pos_ - length + bad));
+        }
+        stack_.push_back(tree_.addStr(std::move(text), opOffset_));
+    } else {
+        stack_.push_back(tree_.addBytes(std::move(text), opOffset_));
+    }
+}
+
+// LONG1/LONG4: little-endian two's complement of `length` bytes. We keep [-2^63, 2^64-1]: every
+// value a snapshot can hold (uint64 sizes and pointers, int64 devices and -1 sentinels).
+void Machine::pushLong(uint64_t length) {
+    const unsigned char* p = take(length);
+    if (length == 0) {
+        stack_.push_back(tree_.addInt(0, false, opOffset_));
+        return;
+    }
+    const bool negative = (p[length - 1] & 0x80) != 0;
+    const unsigned char fill = negative ? 0xFF : 0x00;
+    for (uint64_t i = 8; i < length; ++i) {
+        if (p[i] != fill) fail("integer does not fit in 64 bits (snapshots hold values up to 2^64-1)");
+    }
+    uint64_t bits = 0;
+    for (uint64_t i = 0; i < 8; ++i) {
+        const uint64_t byte = i < length ? p[i] : fill;
+        bits |= byte << (8 * i);
+    }
+    if (negative && (bits >> 63) == 0) fail("integer does not fit in 64 bits (below -2^63)");
+    stack_.push_back(tree_.addInt(bits, negative, opOffset_));
+}
+
+void Machine::setItems(PyRef dict, const std::vector<PyRef>& kv) {
+    if (tree_.kind(dict) != PyKind::Dict) {
+        fail(std::string(opName()) + " into " + PyTree::kindName(tree_.kind(dict)) + ", not a dict");
+    }
+    if (kv.size() % 2 != 0) fail(std::string(opName()) + " with an odd number of keys and values");
+    for (size_t i = 0; i < kv.size(); i += 2) {
+        const PyKind k = tree_.kind(kv[i]);
+        if (k == PyKind::List || k == PyKind::Dict) {
+            fail(std::string("unhashable dict key (") + PyTree::kindName(k) + ")");
+        }
+    }
+    std::vector<PyRef>& items = tree_.items(dict);
+    items.insert(items.end(), kv.begin(), kv.end());
+}
+
+void Machine::appendItems(PyRef list, const std::vector<PyRef>& items) {
+    if (tree_.kind(list) != PyKind::List) {
+        fail(std::string(opName()) + " to " + PyTree::kindName(tree_.kind(list)) + ", not a list");
+    }
+    std::vector<PyRef>& target = tree_.items(list);
+    target.insert(target.end(), items.begin(), items.end());
+}
+
+PyRef Machine::makeTuple(const std::vector<PyRef>& items) {
+    const PyRef t = tree_.addContainer(PyKind::Tuple, opOffset_);
+    tree_.items(t) = items;
+    return t;
+}
+
+void Machine::memoGet(uint64_t index) {
+    PyRef ref = 0;
+    if (!memo_.get(index, ref)) fail("memo index " + std::to_string(index) + " was never stored");
+    stack_.push_back(ref);
+}
+
+void Machine::memoPut(uint64_t index) {
+    need(1);
+    memo_.put(index, stack_.back());
+}
+
+void Machine::refuse() {
+    const std::string name = opName();
+    switch (op_) {
+    case 'c': case 0x93: case 'R': case 'b': case 0x81: case 0x92: case 'i': case 'o':
+    case 0x82: case 0x83: case 0x84: case 'P': case 'Q':
+        fail("opcode " + name + " (" + hexByte(op_) +
+             ") would import or construct a Python object; a memory snapshot is plain data, so it "
+             "is refused (is this a torch.save file rather than a snapshot?)");
+    case 0x97: case 0x98:
+        fail("opcode " + name + " (" + hexByte(op_) + ") refers to an out-of-band buffer; refused");
+    case 0x8f: case 0x90: case 0x91:
+        fail("opcode " + name + " (" + hexByte(op_) + ") builds a set; snapshots contain no sets");
+    case 'I': case 'L': case 'S': case 'T': case 'U': case 'V': case 'F': case 'g': case 'p':
+        fail("protocol 0/1 text opcode " + name + " (" + hexByte(op_) +
+             ") is not supported; write the snapshot with pickle protocol 2 to 5");
+    default:
+        break;
+    }
+    if (!name.empty()) fail("opcode " + name + " (" + hexByte(op_) + ") is not supported");
+    fail("unknown pickle opcode " + hexByte(op_) + " (not a pickle, or corrupted)");
+}
+
+PyTree Machine::run() {
+    while (true) {
+        opOffset_ = pos_;
+        if (pos_ >= data_.size()) {
+            fail(data_.empty() ? "empty input: not a pickle" : "pickle truncated: no STOP opcode before end of file");
+        }
+        op_ = static_cast<uint8_t>(data_[pos_++]);
+        switch (op_) {
+        case 0x80: {  // PROTO
+            const uint64_t v = takeLE(1);
+            if (v < 2 || v > 5) fail("unsupported pickle protocol " + std::to_string(v) + " (2 to 5 are read)");
+            break;
+        }
+        case 0x95: {  // FRAME: a framing hint; the declared frame must exist
+            const uint64_t n = takeLE(8);
+            if (n > data_.size() - pos_) {
+                fail("FRAME declares " + std::to_string(n) + " bytes but only " +
+                     std::to_string(data_.size() - pos_) + " follow");
+            }
+            break;
+        }
+        case '.': {  // STOP
+            tree_.root = pop();
+            return std::move(tree_);
+        }
+        case '(': marks_.push_back(stack_.size()); break;
+        case '0': pop(); break;
+        case '1': popMark(); break;
+        case '2': need(1); stack_.push_back(stack_.back()); break;
+        case '}': stack_.push_back(tree_.addContainer(PyKind::Dict, opOffset_)); break;
+        case ']': stack_.push_back(tree_.addContainer(PyKind::List, opOffset_)); break;
+        case ')': stack_.push_back(tree_.addContainer(PyKind::Tuple, opOffset_)); break;
+        case 'd': {  // DICT (mark-based)
+            const std::vector<PyRef> kv = popMark();
+            const PyRef d = tree_.addContainer(PyKind::Dict, opOffset_);
+            setItems(d, kv);
+            stack_.push_back(d);
+            break;
+        }
+        case 'l': {  // LIST (mark-based)
+            const std::vector<PyRef> items = popMark();
+            const PyRef l = tree_.addContainer(PyKind::List, opOffset_);
+            tree_.items(l) = items;
+            stack_.push_back(l);
+            break;
+        }
+        case 't': {
+            const std::vector<PyRef> items = popMark();
+            stack_.push_back(makeTuple(items));
+            break;
+        }
+        case 0x85: case 0x86: case 0x87: {  // TUPLE1..3
+            const size_t n = op_ - 0x84u;
+            need(n);
+            std::vector<PyRef> items(stack_.end() - static_cast<std::ptrdiff_t>(n), stack_.end());
+            stack_.resize(stack_.size() - n);
+            stack_.push_back(makeTuple(items));
+            break;
+        }
+        case 's': {  // SETITEM
+            need(3);
+            std::vector<PyRef> kv{stack_[stack_.size() - 2], stack_.back()};
+            stack_.resize(stack_.size() - 2);
+            setItems(stack_.back(), kv);
+            break;
+        }
+        case 'u': {  // SETITEMS
+            const std::vector<PyRef> kv = popMark();
+            need(1);
+            setItems(stack_.back(), kv);
+            break;
+        }
+        case 'a': {  // APPEND
+            need(2);
+            const PyRef item = stack_.back();
+            stack_.pop_back();
+            appendItems(stack_.back(), {item});
+            break;
+        }
+        case 'e': {  // APPENDS
+            const std::vector<PyRef> items = popMark();
+            need(1);
+            appendItems(stack_.back(), items);
+            break;
+        }
+        case 0x8c: pushString(takeLE(1), true); break;  // SHORT_BINUNICODE
+        case 'X': pushString(takeLE(4), true); break;   // BINUNICODE
+        case 0x8d: pushString(takeLE(8), true); break;  // BINUNICODE8
+        case 'C': pushString(takeLE(1), false); break;  // SHORT_BINBYTES
+        case 'B': pushString(takeLE(4), false); break;  // BINBYTES
+        case 0x8e: case 0x96: pushString(takeLE(8), false); break;  // BINBYTES8, BYTEARRAY8
+        case 'K': stack_.push_back(tree_.addInt(takeLE(1), false, opOffset_)); break;
+        case 'M': stack_.push_back(tree_.addInt(takeLE(2), false, opOffset_)); break;
+        case 'J': {  // BININT: signed 32-bit
+            const auto v = static_cast<int32_t>(static_cast<uint32_t>(takeLE(4)));
+            stack_.push_back(tree_.addInt(static_cast<uint64_t>(static_cast<int64_t>(v)), v < 0, opOffset_));
+            break;
+        }
+        case 0x8a: pushLong(takeLE(1)); break;  // LONG1
+        case 0x8b: {                             // LONG4: the byte count is a signed int32
+            const auto n = static_cast<int32_t>(static_cast<uint32_t>(takeLE(4)));
+            if (n < 0) fail("LONG4 with a negative byte count");
+            pushLong(static_cast<uint64_t>(n));
+            break;
+        }
+        case 'G': {  // BINFLOAT: big-endian IEEE double
+            const unsigned char* p = take(8);
+            uint64_t bits = 0;
+            for (int i = 0; i < 8; ++i) bits = (bits << 8) | p[i];
+            double v = 0;
+            std::memcpy(&v, &bits, sizeof v);
+            stack_.push_back(tree_.addFloat(v, opOffset_));
+            break;
+        }
+        case 'N': stack_.push_back(tree_.addNone(opOffset_)); break;
+        case 0x88: stack_.push_back(tree_.addBool(true, opOffset_)); break;
+        case 0x89: stack_.push_back(tree_.addBool(false, opOffset_)); break;
+        case 0x94: memoPut(memo_.count()); break;  // MEMOIZE
+        case 'q': memoPut(takeLE(1)); break;       // BINPUT
+        case 'r': memoPut(takeLE(4)); break;       // LONG_BINPUT
+        case 'h': memoGet(takeLE(1)); break;       // BINGET
+        case 'j': memoGet(takeLE(4)); break;       // LONG_BINGET
+        default: refuse();
+        }
+    }
+}
+
+}  // namespace
+
+PyTree PickleReader::read(std::string_view bytes) {
+    Machine machine(bytes);
+    return machine.run();
+}
+
+const char* PickleReader::opcodeName(uint8_t op) {
+    switch (op) {
+    case '(': return "MARK";
+    case '.': return "STOP";
+    case '0': return "POP";
+    case '1': return "POP_MARK";
+    case '2': return "DUP";
+    case 'F': return "FLOAT";
+    case 'I': return "INT";
+    case 'J': return "BININT";
+    case 'K': return "BININT1";
+    case 'L': return "LONG";
+    case 'M': return "BININT2";
+    case 'N': return "NONE";
+    case 'P': return "PERSID";
+    case 'Q': return "BINPERSID";
+    case 'R': return "REDUCE";
+    case 'S': return "STRING";
+    case 'T': return "BINSTRING";
+    case 'U': return "SHORT_BINSTRING";
+    case 'V': return "UNICODE";
+    case 'X': return "BINUNICODE";
+    case 'a': return "APPEND";
+    case 'b': return "BUILD";
+    case 'c': return "GLOBAL";
+    case 'd': return "DICT";
+    case '}': return "EMPTY_DICT";
+    case 'e': return "APPENDS";
+    case 'g': return "GET";
+    case 'h': return "BINGET";
+    case 'i': return "INST";
+    case 'j': return "LONG_BINGET";
+    case 'l': return "LIST";
+    case ']': return "EMPTY_LIST";
+    case 'o': return "OBJ";
+    case 'p': return "PUT";
+    case 'q': return "BINPUT";
+    case 'r': return "LONG_BINPUT";
+    case 's': return "SETITEM";
+    case 't': return "TUPLE";
+    case ')': return "EMPTY_TUPLE";
+    case 'u': return "SETITEMS";
+    case 'G': return "BINFLOAT";
+    case 'B': return "BINBYTES";
+    case 'C': return "SHORT_BINBYTES";
+    case 0x80: return "PROTO";
+    case 0x81: return "NEWOBJ";
+    case 0x82: return "EXT1";
+    case 0x83: return "EXT2";
+    case 0x84: return "EXT4";
+    case 0x85: return "TUPLE1";
+    case 0x86: return "TUPLE2";
+    case 0x87: return "TUPLE3";
+    case 0x88: return "NEWTRUE";
+    case 0x89: return "NEWFALSE";
+    case 0x8a: return "LONG1";
+    case 0x8b: return "LONG4";
+    case 0x8c: return "SHORT_BINUNICODE";
+    case 0x8d: return "BINUNICODE8";
+    case 0x8e: return "BINBYTES8";
+    case 0x8f: return "EMPTY_SET";
+    case 0x90: return "ADDITEMS";
+    case 0x91: return "FROZENSET";
+    case 0x92: return "NEWOBJ_EX";
+    case 0x93: return "STACK_GLOBAL";
+    case 0x94: return "MEMOIZE";
+    case 0x95: return "FRAME";
+    case 0x96: return "BYTEARRAY8";
+    case 0x97: return "NEXT_BUFFER";
+    case 0x98: return "READONLY_BUFFER";
+    default: return "";
+    }
+}
+
+}  // namespace allocscope::formats

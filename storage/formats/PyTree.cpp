@@ -1,0 +1,83 @@
+#include "storage/formats/PyTree.h"
+
+#include <cstring>
+#include <limits>
+
+#include "storage/formats/FormatError.h"
+
+namespace allocscope::formats {
+
+PyRef PyTree::push(PyNode node) {
+    // Handles are 32-bit to keep nodes small; 4 billion values would need a file of many GB.
+    if (nodes_.size() >= std::numeric_limits<PyRef>::max()) {
+        throw FormatError("too many values (more than 4 billion)", "byte " + std::to_string(node.offset));
+    }
+    nodes_.push_back(node);
+    return static_cast<PyRef>(nodes_.size() - 1);
+}
+
+PyRef PyTree::addNone(uint64_t offset) { return push(PyNode{PyKind::None, false, 0, 0, offset}); }
+
+PyRef PyTree::addBool(bool value, uint64_t offset) {
+    return push(PyNode{PyKind::Bool, false, 0, value ? 1u : 0u, offset});
+}
+
+PyRef PyTree::addInt(uint64_t bits, bool negative, uint64_t offset) {
+    return push(PyNode{PyKind::Int, negative, 0, bits, offset});
+}
+
+PyRef PyTree::addFloat(double value, uint64_t offset) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof bits);
+    return push(PyNode{PyKind::Float, false, 0, bits, offset});
+}
+
+PyRef PyTree::addStr(std::string text, uint64_t offset) {
+    strings_.push_back(std::move(text));
+    return push(PyNode{PyKind::Str, false, static_cast<uint32_t>(strings_.size() - 1), 0, offset});
+}
+
+PyRef PyTree::addBytes(std::string data, uint64_t offset) {
+    strings_.push_back(std::move(data));
+    return push(PyNode{PyKind::Bytes, false, static_cast<uint32_t>(strings_.size() - 1), 0, offset});
+}
+
+PyRef PyTree::addContainer(PyKind kind, uint64_t offset) {
+    items_.emplace_back();
+    return push(PyNode{kind, false, static_cast<uint32_t>(items_.size() - 1), 0, offset});
+}
+
+double PyTree::floatValue(PyRef ref) const {
+    double value = 0;
+    std::memcpy(&value, &nodes_[ref].bits, sizeof value);
+    return value;
+}
+
+bool PyTree::find(PyRef dict, std::string_view key, PyRef& out) const {
+    const std::vector<PyRef>& pairs = items(dict);
+    for (size_t i = pairs.size(); i >= 2; i -= 2) {
+        const PyRef k = pairs[i - 2];
+        if (nodes_[k].kind == PyKind::Str && strings_[nodes_[k].index] == key) {
+            out = pairs[i - 1];
+            return true;
+        }
+    }
+    return false;
+}
+
+const char* PyTree::kindName(PyKind kind) {
+    switch (kind) {
+    case PyKind::None: return "None";
+    case PyKind::Bool: return "a bool";
+    case PyKind::Int: return "an int";
+    case PyKind::Float: return "a float";
+    case PyKind::Str: return "a str";
+    case PyKind::Bytes: return "bytes";
+    case PyKind::List: return "a list";
+    case PyKind::Tuple: return "a tuple";
+    case PyKind::Dict: return "a dict";
+    }
+    return "a value";
+}
+
+}  // namespace allocscope::formats

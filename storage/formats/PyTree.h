@@ -1,0 +1,70 @@
+#pragma once
+// A small tree of Python values (what a snapshot pickle or its JSON form contains): None, bool,
+// int, float, str, bytes, list, tuple, dict.
+//
+// Why an arena with integer handles instead of a tree of owning pointers: a pickle's memo shares
+// objects by reference (a dict is memoised while still empty and filled later; frames are shared
+// by thousands of events), a hostile pickle can make a list contain itself, and nesting can be a
+// million levels deep. With every node in one vector, sharing and cycles are just repeated
+// indices, and destruction is freeing a few vectors: nothing recurses, nothing leaks.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace allocscope::formats {
+
+enum class PyKind : uint8_t { None, Bool, Int, Float, Str, Bytes, List, Tuple, Dict };
+
+using PyRef = uint32_t;
+
+// 24 bytes per node: real snapshots have millions of small ints, so nodes stay compact and the
+// variable-sized parts (text, container items) live in side tables.
+struct PyNode {
+    PyKind kind = PyKind::None;
+    bool negative = false;  // Int: the value is the int64 `bits`; otherwise the uint64 `bits`
+    uint32_t index = 0;     // Str/Bytes: into strings(); List/Tuple/Dict: into items()
+    uint64_t bits = 0;      // Bool: 0/1; Int: value bits; Float: IEEE-754 bits
+    uint64_t offset = 0;    // byte offset in the input where the value was made (for messages)
+};
+
+class PyTree {
+public:
+    PyRef addNone(uint64_t offset);
+    PyRef addBool(bool value, uint64_t offset);
+    // An int in [-2^63, 2^64 - 1]: `negative` selects int64 interpretation of `bits`.
+    PyRef addInt(uint64_t bits, bool negative, uint64_t offset);
+    PyRef addFloat(double value, uint64_t offset);
+    PyRef addStr(std::string text, uint64_t offset);
+    PyRef addBytes(std::string data, uint64_t offset);
+    // An empty List, Tuple or Dict; fill it with items(ref).push_back (a dict holds key, value,
+    // key, value ...).
+    PyRef addContainer(PyKind kind, uint64_t offset);
+
+    const PyNode& node(PyRef ref) const { return nodes_[ref]; }
+    PyKind kind(PyRef ref) const { return nodes_[ref].kind; }
+    size_t size() const { return nodes_.size(); }
+
+    const std::string& text(PyRef ref) const { return strings_[nodes_[ref].index]; }
+    const std::vector<PyRef>& items(PyRef ref) const { return items_[nodes_[ref].index]; }
+    std::vector<PyRef>& items(PyRef ref) { return items_[nodes_[ref].index]; }
+    double floatValue(PyRef ref) const;
+
+    // Dict lookup by str key; the last occurrence wins, as a Python dict keeps the last SETITEM.
+    // Returns false when the key is absent.
+    bool find(PyRef dict, std::string_view key, PyRef& out) const;
+
+    // "an int", "a str", ... for messages.
+    static const char* kindName(PyKind kind);
+
+    PyRef root = 0;
+
+private:
+    PyRef push(PyNode node);
+
+    std::vector<PyNode> nodes_;
+    std::vector<std::string> strings_;
+    std::vector<std::vector<PyRef>> items_;
+};
+
+}  // namespace allocscope::formats

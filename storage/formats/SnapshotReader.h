@@ -1,0 +1,31 @@
+#pragma once
+// Turns a PyTorch memory snapshot (pickle or its JSON form) into formats::Snapshot.
+//
+// Keys are read by presence, never by PyTorch version (reference §1.9): unknown keys are ignored
+// and optional ones may be missing. A key of the wrong type is a FormatError whose location is
+// the key path and the byte where the value starts, e.g.
+//   "expected an int, found a str (device_traces[0][17].size, byte 5120)".
+// Required keys: `action` of a trace entry, `address`/`total_size` of a segment, `size`/`state`
+// of a block. A top level that is a bare list is read as the pre-2022 "list of segments" form.
+#include <string>
+#include <string_view>
+
+#include "storage/formats/PyTree.h"
+#include "storage/formats/Snapshot.h"
+
+namespace allocscope::formats {
+
+class SnapshotReader {
+public:
+    enum class Encoding { Pickle, Json };
+
+    // JSON when the first non-whitespace byte is '{' or '[' (a pickle never starts so: protocol
+    // 2+ starts with PROTO 0x80); pickle otherwise, which rejects non-pickles clearly.
+    static Encoding detect(std::string_view bytes);
+
+    static Snapshot read(std::string_view bytes);
+    static Snapshot readFile(const std::string& path);
+    static Snapshot fromTree(const PyTree& tree);
+};
+
+}  // namespace allocscope::formats
