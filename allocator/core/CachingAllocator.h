@@ -83,7 +83,14 @@ public:
     // torch.cuda.memory_summary(device, abbreviated) for this allocator, character for character.
     std::string memorySummary(int deviceId = 0, bool abbreviated = false) const;
 
+    // True while `address` is a freed block waiting for its stream uses (active_pending_free).
+    bool isPendingFree(std::uint64_t address) const;
+    // Human-readable dump of every segment and block, pools and free sets (debugging).
+    std::string debugDump() const;
+
     class Impl;
+    // Read-only access to the internals (InvariantChecker, debugging tools).
+    const Impl& impl() const { return *impl_; }
 
 private:
     std::unique_ptr<Impl> impl_;

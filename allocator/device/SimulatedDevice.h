@@ -52,6 +52,22 @@ public:
     // Live virtual ranges (segments and reservations), base -> size: for placement policies.
     const std::map<std::uint64_t, std::uint64_t>& liveRanges() const { return ranges_; }
 
+    // What NVML would report as this process's memory for the OOM message ("Including
+    // non-PyTorch memory, this process has X memory in use."): the context memory given here
+    // plus usedBytes(). Defaults to the whole otherProcessMemory; nullopt = no NVML (the OOM
+    // message then has no process line).
+    void setProcessContextMemory(std::optional<std::uint64_t> bytes) {
+        processContext_ = bytes;
+        processContextSet_ = true;
+    }
+    std::optional<std::uint64_t> processMemoryInUse() const;
+
+    // Where the default placement puts cudaMalloc segments (first fit, 2 MiB aligned, upward)
+    // and expandable reservations (a separate region above them).
+    static constexpr std::uint64_t kSegmentBase = 0x7f0000000000ull;
+    static constexpr std::uint64_t kReservationBase = 0x7f8000000000ull;
+    static constexpr std::uint64_t kPlacementAlignment = 2ull * 1024 * 1024;
+
 private:
     std::uint64_t place(const PlacementRequest& request);
 
@@ -61,6 +77,9 @@ private:
     std::uint64_t used_ = 0;
     std::map<std::uint64_t, std::uint64_t> ranges_;
     AddressOracle oracle_;
+    std::optional<std::uint64_t> processContext_;
+    bool processContextSet_ = false;
+    std::map<std::uint64_t, std::uint64_t> mapped_;  // mapped page ranges, base -> size
 };
 
 }  // namespace allocscope::alloc

@@ -1,0 +1,84 @@
+#pragma once
+// PyTorch's BlockPool: the free set ordered by (stream, size, address), the unmapped ranges of
+// expandable segments ordered by (stream, address), and the pool's GC age clock.
+#include <cstdint>
+#include <set>
+
+#include "allocator/core/DeviceStats.h"
+#include "allocator/core/Event.h"
+#include "allocator/core/detail/Block.h"
+#include "allocator/core/detail/NodeArena.h"
+
+namespace allocscope::alloc::detail {
+
+struct SizeKey {
+    StreamId stream;
+    std::uint64_t size;
+    std::uint64_t address;
+};
+
+struct BySize {
+    using is_transparent = void;
+    static bool less(StreamId sa, std::uint64_t za, std::uint64_t aa, StreamId sb, std::uint64_t zb,
+                     std::uint64_t ab) {
+        if (sa != sb) return sa < sb;
+        if (za != zb) return za < zb;
+        return aa < ab;
+    }
+    bool operator()(const Block* a, const Block* b) const {
+        return less(a->stream, a->size, a->address, b->stream, b->size, b->address);
+    }
+    bool operator()(const Block* a, const SizeKey& b) const {
+        return less(a->stream, a->size, a->address, b.stream, b.size, b.address);
+    }
+    bool operator()(const SizeKey& a, const Block* b) const {
+        return less(a.stream, a.size, a.address, b->stream, b->size, b->address);
+    }
+};
+
+struct AddressKey {
+    StreamId stream;
+    std::uint64_t address;
+};
+
+struct ByAddress {
+    using is_transparent = void;
+    static bool less(StreamId sa, std::uint64_t aa, StreamId sb, std::uint64_t ab) {
+        return sa != sb ? sa < sb : aa < ab;
+    }
+    bool operator()(const Block* a, const Block* b) const {
+        return less(a->stream, a->address, b->stream, b->address);
+    }
+    bool operator()(const Block* a, const AddressKey& b) const {
+        return less(a->stream, a->address, b.stream, b.address);
+    }
+    bool operator()(const AddressKey& a, const Block* b) const {
+        return less(a.stream, a.address, b->stream, b->address);
+    }
+};
+
+using FreeSet = std::set<Block*, BySize, ArenaAllocator<Block*>>;
+using UnmappedSet = std::set<Block*, ByAddress, ArenaAllocator<Block*>>;
+
+struct BlockPool {
+    BlockPool(NodeArena* arena, bool small)
+        : blocks(BySize{}, ArenaAllocator<Block*>(arena)),
+          unmapped(ByAddress{}, ArenaAllocator<Block*>(arena)),
+          isSmall(small),
+          kind(small ? PoolKind::Small : PoolKind::Large),
+          statType(small ? kSmallPool : kLargePool) {}
+
+    void insertFree(Block* block) {
+        block->gcCountBase = getFreeBlocksCallCount;
+        blocks.insert(block);
+    }
+
+    FreeSet blocks;         // free, mapped blocks
+    UnmappedSet unmapped;   // unmapped ranges of expandable segments
+    std::uint64_t getFreeBlocksCallCount = 0;  // GC age clock (only ticks when GC is on)
+    bool isSmall;
+    PoolKind kind;
+    StatType statType;
+};
+
+}  // namespace allocscope::alloc::detail
