@@ -1,0 +1,178 @@
+// parseConfig(): PyTorch's verdict (PyTorchConfigEmulator) + our explanation (ConfigLinter) +
+// a corrected string.
+#include "allocator/config/ConfigParser.h"
+
+#include <algorithm>
+
+#include "allocator/config/ConfigKeys.h"
+#include "allocator/config/ConfigLinter.h"
+#include "allocator/config/ConfigTokenizer.h"
+#include "allocator/config/PyTorchConfigEmulator.h"
+
+namespace allocscope::alloc {
+namespace {
+
+int severityRank(DiagnosticSeverity s) {
+    switch (s) {
+        case DiagnosticSeverity::Error: return 0;
+        case DiagnosticSeverity::Warning: return 1;
+        case DiagnosticSeverity::Note: return 2;
+    }
+    return 3;
+}
+
+EmulationOutcome emulate(std::string_view text) {
+    return PyTorchConfigEmulator::run(ConfigTokenizer::texts(ConfigTokenizer::tokenize(text)));
+}
+
+// `;` -> `,` and `=` -> `:`, one character for one, so offsets stay valid.
+std::string withSeparatorsFixed(std::string_view text) {
+    std::string out(text);
+    for (char& ch : out) {
+        if (ch == ';') ch = ',';
+        if (ch == '=') ch = ':';
+    }
+    return out;
+}
+
+// What PyTorch said, pinned to the token it failed on, for when the linter had no word for it.
+ConfigDiagnostic fallbackError(const EmulationOutcome& emu, const std::vector<ConfigToken>& tokens,
+                               std::size_t textSize) {
+    ConfigDiagnostic d;
+    d.severity = DiagnosticSeverity::Error;
+    d.code = "pytorch-error";
+    d.message = "PyTorch 2.11 fails here: " + emu.message;
+    std::size_t index = emu.tokenIndex < tokens.size() ? emu.tokenIndex : emu.keyIndex;
+    if (index < tokens.size()) {
+        d.token = tokens[index].text;
+        d.offset = tokens[index].offset();
+        d.length = tokens[index].length();
+    } else {
+        d.offset = textSize;
+    }
+    return d;
+}
+
+// The repaired entries joined again, if PyTorch accepts the result.
+std::string correction(const LintResult& lint, std::vector<ConfigDiagnostic>& notes,
+                       const std::vector<ConfigToken>& tokens) {
+    std::string out;
+    std::vector<const LintEntry*> dropped;
+    for (const LintEntry& e : lint.entries) {
+        if (e.repairedKey && e.repairedValue) {
+            if (!out.empty()) out += ",";
+            out += *e.repairedKey + ":" + *e.repairedValue;
+        } else {
+            dropped.push_back(&e);
+        }
+    }
+    if (emulate(out).verdict != Verdict::Accepted) return {};
+    for (const LintEntry* e : dropped) {
+        ConfigDiagnostic d;
+        d.severity = DiagnosticSeverity::Note;
+        d.code = "dropped";
+        d.token = e->key;
+        d.offset = tokens[e->keyIndex].offset();
+        d.length = tokens[e->keyIndex].length();
+        d.message = "left out of the corrected string: " +
+                    (e->droppedReason.empty() ? std::string("it cannot be repaired") : e->droppedReason);
+        notes.push_back(std::move(d));
+    }
+    return out;
+}
+
+}  // namespace
+
+const char* verdictName(Verdict verdict) {
+    switch (verdict) {
+        case Verdict::Accepted: return "accepted";
+        case Verdict::AbortAtImport: return "abort-at-import";
+        case Verdict::ValueErrorAtInit: return "value-error-at-init";
+        case Verdict::RuntimeErrorAtInit: return "runtime-error-at-init";
+    }
+    return "?";
+}
+
+const char* severityName(DiagnosticSeverity severity) {
+    switch (severity) {
+        case DiagnosticSeverity::Error: return "error";
+        case DiagnosticSeverity::Warning: return "warning";
+        case DiagnosticSeverity::Note: return "note";
+    }
+    return "?";
+}
+
+bool ParseResult::hasErrors() const {
+    return std::any_of(diagnostics.begin(), diagnostics.end(),
+                       [](const ConfigDiagnostic& d) { return d.severity == DiagnosticSeverity::Error; });
+}
+
+bool ParseResult::hasWarnings() const {
+    return std::any_of(diagnostics.begin(), diagnostics.end(),
+                       [](const ConfigDiagnostic& d) { return d.severity == DiagnosticSeverity::Warning; });
+}
+
+const std::vector<std::string_view>& knownConfigKeys() {
+    static const std::vector<std::string_view> keys = [] {
+        std::vector<std::string_view> out;
+        for (const ConfigKeySpec& spec : ConfigKeys::all()) out.push_back(spec.name);
+        return out;
+    }();
+    return keys;
+}
+
+ParseResult parseConfig(std::string_view text) {
+    const std::vector<ConfigToken> tokens = ConfigTokenizer::tokenize(text);
+    const EmulationOutcome emu = PyTorchConfigEmulator::run(ConfigTokenizer::texts(tokens));
+
+    ParseResult result;
+    result.verdict = emu.verdict;
+    result.pytorchMessage = emu.message;
+    result.config = emu.config;
+
+    const LintResult lint = ConfigLinter::lint(text, tokens);
+    result.diagnostics = lint.diagnostics;
+
+    // With `;` and `=` read as the separators they were meant to be, what else is wrong? Those
+    // findings are notes: PyTorch never gets that far.
+    const bool separatorTypos = text.find_first_of(";=") != std::string_view::npos;
+    std::string fixedText;
+    std::vector<ConfigToken> fixedTokens;
+    LintResult fixedLint;
+    if (separatorTypos) {
+        fixedText = withSeparatorsFixed(text);
+        fixedTokens = ConfigTokenizer::tokenize(fixedText);
+        fixedLint = ConfigLinter::lint(fixedText, fixedTokens);
+        for (ConfigDiagnostic d : fixedLint.diagnostics) {
+            if (d.severity != DiagnosticSeverity::Error && d.code != "suggested-key-value") continue;
+            if (d.code == "missing-value" || d.code == "stray-token") continue;
+            d.severity = DiagnosticSeverity::Note;
+            d.message = "once ';' is read as ',' and '=' as ':': " + d.message;
+            result.diagnostics.push_back(std::move(d));
+        }
+    }
+
+    if (result.accepted()) {
+        // PyTorch's word is final: anything the linter calls an error here is a surprise, not a
+        // rejection.
+        for (ConfigDiagnostic& d : result.diagnostics) {
+            if (d.severity == DiagnosticSeverity::Error) d.severity = DiagnosticSeverity::Warning;
+        }
+        result.correctedText = formatConfig(result.config);
+    } else {
+        if (!result.hasErrors()) result.diagnostics.push_back(fallbackError(emu, tokens, text.size()));
+        std::vector<ConfigDiagnostic> notes;
+        result.correctedText = separatorTypos ? correction(fixedLint, notes, fixedTokens) : correction(lint, notes, tokens);
+        for (ConfigDiagnostic& d : notes) result.diagnostics.push_back(std::move(d));
+    }
+    std::stable_sort(result.diagnostics.begin(), result.diagnostics.end(),
+                     [](const ConfigDiagnostic& a, const ConfigDiagnostic& b) {
+                         if (severityRank(a.severity) != severityRank(b.severity)) {
+                             return severityRank(a.severity) < severityRank(b.severity);
+                         }
+                         return a.offset < b.offset;
+                     });
+    return result;
+}
+
+}  // namespace allocscope::alloc
