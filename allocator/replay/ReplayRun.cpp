@@ -116,6 +116,7 @@ StepOutcome ReplayRun::runStep(std::size_t k, bool withEmptyCache) {
                     out.allocAddress = address;
                 } else {
                     out.unexpectedOom = true;
+                    out.oomMessage = allocator_->lastOom().message;
                     liveByRecorded_.erase(e.address);
                 }
                 break;

@@ -28,6 +28,7 @@ struct StepOutcome {
     std::uint64_t programOp = 0;                // op index of the step's program op
     std::optional<std::uint64_t> allocAddress;  // Alloc: where the replay put the block
     bool unexpectedOom = false;                 // an alloc failed that the recording saw succeed
+    std::string oomMessage;                     // its OutOfMemoryError text
     bool oomVanished = false;                   // a recorded oom's attempt succeeded
     std::vector<std::string> notes;
 };

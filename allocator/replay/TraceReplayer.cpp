@@ -165,7 +165,10 @@ ReplayResult TraceReplayer::replay(const RecordedTrace& trace, const ReplayOptio
                                    ": the out-of-memory error recorded here did not happen in the replay");
         }
         if (out.unexpectedOom) {
-            if (!result.unexpectedOomOp) result.unexpectedOomOp = out.programOp;
+            if (!result.unexpectedOomOp) {
+                result.unexpectedOomOp = out.programOp;
+                result.unexpectedOomMessage = out.oomMessage;
+            }
             if (!options.continueAfterOom) {
                 result.stoppedEarly = true;
                 break;
@@ -185,6 +188,20 @@ ReplayResult TraceReplayer::replay(const RecordedTrace& trace, const ReplayOptio
         if (!diff.empty()) result.layoutDifference = diff;
     }
     return result;
+}
+
+ReplayResult TraceReplayer::replayWhatIf(const RecordedTrace& trace, const AllocatorConfig& recordedConfig,
+                                         ReplayOptions options) {
+    if (!options.emptyCacheSteps && trace.hasSegmentEvents) {
+        ReplayOptions exact = options;
+        exact.config = recordedConfig;
+        exact.placement = nullptr;
+        exact.expected = nullptr;
+        exact.sink = nullptr;
+        exact.continueAfterOom = true;
+        options.emptyCacheSteps = replay(trace, exact).emptyCacheSteps;
+    }
+    return replay(trace, options);
 }
 
 }  // namespace allocscope::alloc

@@ -79,6 +79,7 @@ struct ReplayResult {
     std::optional<std::string> layoutDifference;  // final layout vs the snapshot's segments
     // An allocation failed that succeeded in the recording: "the program would have raised".
     std::optional<std::uint64_t> unexpectedOomOp;
+    std::string unexpectedOomMessage;    // PyTorch's OutOfMemoryError text for it
     bool stoppedEarly = false;
     std::vector<std::string> notes;      // things worth saying (ignored entries, OOMs that vanished)
     std::size_t steps = 0;
@@ -91,6 +92,12 @@ struct ReplayResult {
 class TraceReplayer {
 public:
     static ReplayResult replay(const RecordedTrace& trace, const ReplayOptions& options);
+    // A what-if: the recorded program under options.config with options.placement (required).
+    // The program's explicit empty_cache() calls are learnt first by an exact replay under
+    // `recordedConfig` (its emptyCacheSteps), unless options.emptyCacheSteps is already given or
+    // the trace has no segment events.
+    static ReplayResult replayWhatIf(const RecordedTrace& trace, const AllocatorConfig& recordedConfig,
+                                     ReplayOptions options);
 };
 
 }  // namespace allocscope::alloc

@@ -4,7 +4,10 @@
 #include <map>
 #include <set>
 
+#include "storage/formats/FileBytes.h"
 #include "storage/formats/FormatError.h"
+#include "storage/formats/RmmCsvReader.h"
+#include "storage/formats/SnapshotReader.h"
 
 namespace allocscope::storage {
 namespace {
@@ -179,6 +182,28 @@ RecordedTrace traceFromRmmLog(const formats::RmmLog& log) {
         }
     }
     return trace;
+}
+
+}  // namespace allocscope::storage
+
+// ---- reading a file ----------------------------------------------------------------------------
+
+namespace allocscope::storage {
+
+std::vector<alloc::RecordedTrace> importTraceFile(const std::string& path) {
+    const std::string bytes = formats::FileBytes::read(path);
+    // A pickle starts with PROTO (0x80); a snapshot's JSON form with '{' or '['. RMM logs are
+    // text that starts with their header.
+    std::size_t first = 0;
+    while (first < bytes.size() && (bytes[first] == ' ' || bytes[first] == '\n' || bytes[first] == '\r' || bytes[first] == '\t')) {
+        ++first;
+    }
+    const bool snapshot = !bytes.empty() && (static_cast<unsigned char>(bytes[0]) == 0x80 ||
+                                             (first < bytes.size() && (bytes[first] == '{' || bytes[first] == '[')));
+    if (snapshot) return tracesFromSnapshot(formats::SnapshotReader::read(bytes));
+    std::vector<alloc::RecordedTrace> traces;
+    traces.push_back(traceFromRmmLog(formats::RmmCsvReader::read(bytes)));
+    return traces;
 }
 
 }  // namespace allocscope::storage

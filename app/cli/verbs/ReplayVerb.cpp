@@ -1,0 +1,236 @@
+// `allocscope-cli replay TRACE`: replays a recorded PyTorch snapshot (or RMM CSV) through the
+// allocator. Under the recorded config it checks the replay against the recording (every segment
+// event, every block address, the final layout); under another config it is a what-if whose new
+// segments are placed by the driver placement model.
+#include <fstream>
+#include <memory>
+#include <ostream>
+#include <sstream>
+
+#include "allocator/config/ConfigParser.h"
+#include "allocator/replay/DriverPlacementModel.h"
+#include "allocator/replay/TraceReplayer.h"
+#include "app/cli/DeviceOptions.h"
+#include "app/cli/StatsJson.h"
+#include "app/cli/VerbRegistry.h"
+#include "storage/formats/FormatError.h"
+#include "storage/import/TraceImport.h"
+
+namespace allocscope::cli {
+namespace {
+
+struct ReplayArgs {
+    std::string trace;
+    DeviceOptions device;
+    std::optional<std::string> statsJson;
+    std::optional<std::string> segmentsJson;
+    std::optional<long long> deviceIndex;
+    bool summary = false;
+    bool continueAfterOom = false;
+};
+
+const char* kUsage =
+    "usage: allocscope-cli replay TRACE [--config STR] [--memory-fraction F]\n"
+    "                             [--total-memory BYTES | --gpu PRESET] [--device N]\n"
+    "                             [--stats-json FILE|-] [--summary] [--segments-json FILE]\n"
+    "                             [--continue-after-oom]\n"
+    "\n"
+    "Replays a PyTorch memory snapshot (.pickle) or an RMM log (.csv) through the allocator.\n"
+    "Without --config the snapshot's recorded PYTORCH_CUDA_ALLOC_CONF is used (PyTorch's defaults\n"
+    "for a CSV) and the replay is checked against the recording; with another config it is a\n"
+    "what-if whose new segments are placed by a model of the CUDA driver.\n"
+    "\n"
+    "Options:\n";
+
+const char* kUsageTail =
+    "  --device N            only this device of a multi-device snapshot\n"
+    "  --stats-json FILE|-   write memory_stats() (122 keys) as one JSON object ('-': stdout only)\n"
+    "  --summary             print memory_summary()\n"
+    "  --segments-json FILE  write the final snapshot `segments` list\n"
+    "  --continue-after-oom  a what-if that runs out of memory skips that tensor and goes on\n"
+    "\n"
+    "Exit status: 0 replayed (also when it diverges or ends in an OOM), 1 bad input, 2 usage.\n";
+
+int usageError(VerbContext& ctx, const std::string& what) {
+    ctx.err << "allocscope-cli: " << what << " (replay; see `allocscope-cli help replay`)\n";
+    return kExitUsage;
+}
+
+int badInput(VerbContext& ctx, const std::string& what, const std::string& where) {
+    ctx.err << "allocscope-cli: " << what << " (" << where << ")\n";
+    return kExitBadInput;
+}
+
+bool writeFile(const std::string& path, const std::string& text, std::ostream& out) {
+    if (path == "-") {
+        out << text;
+        return true;
+    }
+    std::ofstream file(path, std::ios::binary | std::ios::trunc);
+    file << text;
+    return static_cast<bool>(file);
+}
+
+int runReplay(VerbContext& ctx) {
+    ReplayArgs args;
+    for (std::size_t i = 0; i < ctx.args.size();) {
+        std::string error;
+        if (args.device.consume(ctx.args, i, error)) {
+            if (!error.empty()) return usageError(ctx, error);
+            continue;
+        }
+        const std::string& a = ctx.args[i];
+        auto value = [&](std::string& out) {
+            if (i + 1 >= ctx.args.size()) return false;
+            out = ctx.args[i + 1];
+            i += 2;
+            return true;
+        };
+        std::string v;
+        if (a == "--summary") {
+            args.summary = true;
+            ++i;
+        } else if (a == "--continue-after-oom") {
+            args.continueAfterOom = true;
+            ++i;
+        } else if (a == "--stats-json") {
+            if (!value(v)) return usageError(ctx, "--stats-json needs a file or -");
+            args.statsJson = v;
+        } else if (a == "--segments-json") {
+            if (!value(v)) return usageError(ctx, "--segments-json needs a file");
+            args.segmentsJson = v;
+        } else if (a == "--device") {
+            if (!value(v) || v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 6) {
+                return usageError(ctx, "--device needs a device number");
+            }
+            args.deviceIndex = std::stoll(v);
+        } else if (a.size() > 1 && a[0] == '-') {
+            return usageError(ctx, "unknown option '" + a + "'");
+        } else if (args.trace.empty()) {
+            args.trace = a;
+            ++i;
+        } else {
+            return usageError(ctx, "more than one TRACE given ('" + a + "')");
+        }
+    }
+    if (args.trace.empty()) return usageError(ctx, "replay needs a TRACE file");
+    if (args.segmentsJson && *args.segmentsJson == "-" && args.statsJson && *args.statsJson == "-") {
+        return usageError(ctx, "--stats-json and --segments-json cannot both write to stdout");
+    }
+    const bool statsToStdout = (args.statsJson && *args.statsJson == "-") || (args.segmentsJson && *args.segmentsJson == "-");
+    std::ostream& report = statsToStdout ? ctx.err : ctx.out;
+
+    std::vector<alloc::RecordedTrace> traces;
+    try {
+        traces = storage::importTraceFile(args.trace);
+    } catch (const formats::FormatError& e) {
+        return badInput(ctx, e.problem(), args.trace + ": " + e.location());
+    } catch (const std::exception& e) {
+        return badInput(ctx, e.what(), args.trace);
+    }
+    if (args.deviceIndex) {
+        std::vector<alloc::RecordedTrace> chosen;
+        for (alloc::RecordedTrace& t : traces) {
+            if (t.device == *args.deviceIndex) chosen.push_back(std::move(t));
+        }
+        if (chosen.empty()) return badInput(ctx, "no device " + std::to_string(*args.deviceIndex) + " in the trace", args.trace);
+        traces = std::move(chosen);
+    }
+    if (traces.empty()) return badInput(ctx, "the trace holds no allocator events and no segments", args.trace);
+    if (traces.size() > 1 && (args.statsJson || args.segmentsJson)) {
+        return usageError(ctx, "the trace has " + std::to_string(traces.size()) +
+                                   " devices: choose one with --device for --stats-json/--segments-json");
+    }
+
+    std::string error;
+    const std::optional<ResolvedDevice> device = resolveDevice(args.device, error);
+    if (!device) return badInput(ctx, error, "--gpu");
+    if (device->defaulted) {
+        ctx.err << "allocscope-cli: no --total-memory or --gpu given: simulating " << device->name << " ("
+                << device->totalMemory << " B)\n";
+    }
+
+    for (const alloc::RecordedTrace& trace : traces) {
+        const std::string recordedText = trace.settings.value_or("");
+        const std::optional<alloc::AllocatorConfig> recorded = parseConfigOption(recordedText, error);
+        if (!recorded && !args.device.config) {
+            return badInput(ctx, "the recorded allocator settings are not valid: " + error,
+                            args.trace + ": allocator_settings.PYTORCH_CUDA_ALLOC_CONF");
+        }
+        alloc::AllocatorConfig config = recorded.value_or(alloc::AllocatorConfig{});
+        if (args.device.config) {
+            const std::optional<alloc::AllocatorConfig> given = parseConfigOption(*args.device.config, error);
+            if (!given) return badInput(ctx, "invalid allocator config: " + error, "--config '" + *args.device.config + "'");
+            config = *given;
+        }
+        if (config.backend == alloc::Backend::CudaMallocAsync) {
+            return badInput(ctx, "backend:cudaMallocAsync keeps no segments to replay into",
+                            "--config '" + args.device.config.value_or(recordedText) + "'");
+        }
+        alloc::ReplayOptions options;
+        options.config = config;
+        options.memoryFraction = args.device.memoryFraction;
+        options.totalMemory = device->totalMemory;
+        options.otherMemory = device->otherMemory;
+        options.continueAfterOom = args.continueAfterOom;
+        // A source without recorded settings (RMM CSV) cannot contradict --config: replay it with
+        // its own allocation addresses and check them; a snapshot is exact under its own config.
+        const bool exact = !trace.settings || (recorded && config == *recorded);
+        std::unique_ptr<alloc::DriverPlacementModel> model;
+        alloc::ReplayResult result;
+        if (exact) {
+            result = alloc::TraceReplayer::replay(trace, options);
+        } else {
+            model = std::make_unique<alloc::DriverPlacementModel>(trace);
+            options.placement = model.get();
+            result = alloc::TraceReplayer::replayWhatIf(trace, recorded.value_or(alloc::AllocatorConfig{}), options);
+        }
+
+        const std::string configText = alloc::formatConfig(config);
+        report << "replay of " << args.trace << " (" << trace.origin << "): " << trace.entries.size()
+               << " trace entries, " << result.program.ops.size() << " ops, " << result.events << " events\n";
+        report << "  config '" << configText << "'" << (args.device.config ? "" : " (recorded)") << ", GPU "
+               << device->name << " (" << device->totalMemory << " B)";
+        if (args.device.memoryFraction) report << ", memory fraction " << *args.device.memoryFraction;
+        report << "\n  " << (exact ? "exact replay with the recorded addresses" : "what-if: new segments placed by the driver model")
+               << ", " << result.emptyCacheSteps.size() << " explicit empty_cache() inferred\n";
+        const alloc::DeviceStats& s = result.stats;
+        report << "  peak reserved " << s.reserved_bytes[alloc::kAggregate].peak << " B, peak allocated "
+               << s.allocated_bytes[alloc::kAggregate].peak << " B, device allocs " << s.num_device_alloc << ", OOMs "
+               << s.num_ooms << "\n";
+        if (exact) {
+            if (result.exact() && trace.hasSegmentEvents) {
+                report << "  reproduces the recording: every segment event, block address and the final layout\n";
+            } else if (result.exact()) {
+                report << "  reproduces every recorded block address (the log has no segment events to check)\n";
+            }
+        }
+        for (const std::string& note : result.notes) ctx.err << "allocscope-cli: note: " << note << "\n";
+        if (result.divergence) {
+            ctx.err << "allocscope-cli: the replay diverges from the recording at op " << result.divergence->opIndex
+                    << " (trace entry " << result.divergence->entryIndex << "): " << result.divergence->what << "\n";
+        }
+        if (result.layoutDifference) {
+            ctx.err << "allocscope-cli: the final layout differs from the snapshot: " << *result.layoutDifference << "\n";
+        }
+        if (result.unexpectedOomOp) {
+            ctx.err << "allocscope-cli: the program would have raised at op " << *result.unexpectedOomOp << ": "
+                    << result.unexpectedOomMessage << (result.stoppedEarly ? " (replay stopped there)" : "") << "\n";
+        }
+        if (args.summary) report << result.summary;
+        if (args.statsJson && !writeFile(*args.statsJson, statsToJson(result.stats), ctx.out)) {
+            return badInput(ctx, "cannot write the statistics", *args.statsJson);
+        }
+        if (args.segmentsJson &&
+            !writeFile(*args.segmentsJson, segmentsToJson(result.segments, trace.device, &trace.stacks), ctx.out)) {
+            return badInput(ctx, "cannot write the segments", *args.segmentsJson);
+        }
+    }
+    return kExitOk;
+}
+
+const VerbRegistration kRegistration{Verb{"replay", "replay a PyTorch snapshot or RMM log through the allocator",
+                                          std::string(kUsage) + DeviceOptions::usage() + kUsageTail, runReplay}};
+
+}  // namespace
+}  // namespace allocscope::cli
