@@ -22,6 +22,15 @@ public:
                                                std::size_t step) = 0;
 };
 
+// No opinion ever: the SimulatedDevice's own placement decides everything.
+class NoPlacement final : public PlacementModel {
+public:
+    std::optional<std::uint64_t> place(const PlacementRequest&, const std::map<std::uint64_t, std::uint64_t>&,
+                                       std::size_t) override {
+        return std::nullopt;
+    }
+};
+
 // True if [address, address + size) overlaps a live range.
 bool overlapsLive(const std::map<std::uint64_t, std::uint64_t>& live, std::uint64_t address, std::uint64_t size);
 

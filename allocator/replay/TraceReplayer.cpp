@@ -3,6 +3,7 @@
 #include <set>
 #include <sstream>
 
+#include "allocator/replay/RelativeAddresses.h"
 #include "allocator/replay/ReplayRun.h"
 #include "allocator/replay/TraceSteps.h"
 
@@ -18,14 +19,79 @@ std::string describe(EventAction action, std::uint64_t address, std::uint64_t si
 struct Expected {
     const RecordedTrace* trace = nullptr;
     std::vector<TraceStep> steps;
+    // Another process's recording (a what-if compared with a run under its config) has its own
+    // virtual-address base: its addresses are compared after shifting by the difference between
+    // its first segment and the replay's first segment. Decisions depend only on relative order.
+    bool translate = false;
+    std::optional<std::uint64_t> offset;  // unused when translating by position
+    std::unique_ptr<RelativeAddresses> recordedPositions;
+    std::unique_ptr<RelativeAddresses> replayPositions;
 };
 
+// Compares by position (segment ordinal + offset) instead of by address: see RelativeAddresses.
+std::string compareStepByPosition(Expected& expected, const TraceStep& step, const RecordedEntry* program,
+                                  const StepOutcome& out) {
+    const RecordedTrace& trace = *expected.trace;
+    RelativeAddresses& rec = *expected.recordedPositions;
+    RelativeAddresses& rep = *expected.replayPositions;
+    const std::size_t last = step.program == kNoEntry ? step.end : step.program;
+    std::vector<const RecordedEntry*> want;
+    for (std::size_t i = step.begin; i < last; ++i) {
+        if (TraceSteps::isSegmentEvent(trace.entries[i].action)) want.push_back(&trace.entries[i]);
+    }
+    std::vector<const Event*> got;
+    for (const Event& e : out.events) {
+        if (TraceSteps::isSegmentEvent(e.action)) got.push_back(&e);
+    }
+    // Where an event lands: after noting it for creations, before for releases.
+    auto position = [](RelativeAddresses& r, EventAction a, std::uint64_t address, std::uint64_t size) {
+        const bool release = TraceSteps::isRelease(a);
+        std::optional<RelativePosition> before = r.locate(address);
+        r.note(a, address, size);
+        return release ? before : r.locate(address);
+    };
+    std::string mismatch;
+    for (std::size_t i = 0; i < want.size() || i < got.size(); ++i) {
+        std::optional<RelativePosition> wp, gp;
+        if (i < want.size()) wp = position(rec, want[i]->action, want[i]->address, want[i]->size);
+        if (i < got.size()) gp = position(rep, got[i]->action, got[i]->address, got[i]->size);
+        if (!mismatch.empty()) continue;
+        const bool same = i < want.size() && i < got.size() && want[i]->action == got[i]->action &&
+                          want[i]->size == got[i]->size && wp == gp;
+        if (same) continue;
+        const std::string w = i < want.size() ? std::string(actionName(want[i]->action)) + " " +
+                                                    std::to_string(want[i]->size) + " B at " + RelativeAddresses::describe(wp)
+                                              : std::string("nothing more");
+        const std::string g = i < got.size() ? std::string(actionName(got[i]->action)) + " " +
+                                                   std::to_string(got[i]->size) + " B at " + RelativeAddresses::describe(gp)
+                                             : std::string("nothing more");
+        mismatch = "segment event " + std::to_string(i) + " of the step: recorded " + w + ", replay did " + g;
+    }
+    if (!mismatch.empty() || !program || step.program == kNoEntry) return mismatch;
+    const RecordedEntry& e = trace.entries[step.program];
+    if (e.action != program->action) {
+        return std::string("the recording has ") + std::string(actionName(e.action)) + " where the replay has " +
+               std::string(actionName(program->action));
+    }
+    if (out.oomVanished) return "the recorded out-of-memory did not happen: the allocation succeeded";
+    if (e.action == EventAction::Alloc && out.allocAddress) {
+        const std::optional<RelativePosition> wp = rec.locate(e.address);
+        const std::optional<RelativePosition> gp = rep.locate(*out.allocAddress);
+        if (wp != gp) {
+            return "alloc of " + std::to_string(e.size) + " B: recorded at " + RelativeAddresses::describe(wp) +
+                   ", replay at " + RelativeAddresses::describe(gp);
+        }
+    }
+    return "";
+}
+
 // What differs between the replayed step and the expected recording's step k ("" = nothing).
-std::string compareStep(const Expected& expected, std::size_t k, const RecordedEntry* program, const StepOutcome& out) {
+std::string compareStep(Expected& expected, std::size_t k, const RecordedEntry* program, const StepOutcome& out) {
     if (out.unexpectedOom) return "the allocation failed (out of memory) where the recording succeeded";
     if (!expected.trace) return "";
     if (k >= expected.steps.size()) return "the expected recording has no step " + std::to_string(k);
     const TraceStep& step = expected.steps[k];
+    if (expected.translate) return compareStepByPosition(expected, step, program, out);
     const RecordedTrace& trace = *expected.trace;
     const std::size_t last = step.program == kNoEntry ? step.end : step.program;
     if (trace.hasSegmentEvents) {
@@ -37,11 +103,15 @@ std::string compareStep(const Expected& expected, std::size_t k, const RecordedE
         for (const Event& e : out.events) {
             if (TraceSteps::isSegmentEvent(e.action)) got.push_back(&e);
         }
+        if (expected.translate && !expected.offset && !want.empty() && !got.empty()) {
+            expected.offset = want[0]->address - got[0]->address;
+        }
+        const std::uint64_t offset = expected.offset.value_or(0);
         for (std::size_t i = 0; i < want.size() || i < got.size(); ++i) {
             const bool same = i < want.size() && i < got.size() && want[i]->action == got[i]->action &&
-                              want[i]->address == got[i]->address && want[i]->size == got[i]->size;
+                              want[i]->address - offset == got[i]->address && want[i]->size == got[i]->size;
             if (same) continue;
-            const std::string w = i < want.size() ? describe(want[i]->action, want[i]->address, want[i]->size)
+            const std::string w = i < want.size() ? describe(want[i]->action, want[i]->address - offset, want[i]->size)
                                                   : std::string("nothing more");
             const std::string g = i < got.size() ? describe(got[i]->action, got[i]->address, got[i]->size)
                                                  : std::string("nothing more");
@@ -55,15 +125,19 @@ std::string compareStep(const Expected& expected, std::size_t k, const RecordedE
                    std::string(actionName(program->action));
         }
         if (out.oomVanished) return "the recorded out-of-memory did not happen: the allocation succeeded";
-        if (e.action == EventAction::Alloc && out.allocAddress && *out.allocAddress != e.address) {
-            return describe(EventAction::Alloc, e.address, e.size) + " recorded, replay placed the block at " +
+        if (e.action == EventAction::Alloc && out.allocAddress && *out.allocAddress != e.address - expected.offset.value_or(0)) {
+            return describe(EventAction::Alloc, e.address - expected.offset.value_or(0), e.size) + " recorded, replay placed the block at " +
                    describe(EventAction::Alloc, *out.allocAddress, e.size);
         }
     }
     return "";
 }
 
-std::string compareLayout(const std::vector<SegmentInfo>& want, const std::vector<SegmentInfo>& got) {
+std::string compareLayout(std::vector<SegmentInfo> want, const std::vector<SegmentInfo>& got, std::uint64_t offset) {
+    for (SegmentInfo& s : want) {
+        s.address -= offset;
+        for (BlockInfo& b : s.blocks) b.address -= offset;
+    }
     auto seg = [](const SegmentInfo& s) {
         std::ostringstream o;
         o << "segment 0x" << std::hex << s.address << std::dec << " (" << s.totalSize << " B)";
@@ -97,6 +171,20 @@ std::string compareLayout(const std::vector<SegmentInfo>& want, const std::vecto
     return "";
 }
 
+// Another process's layout: the same segments and blocks, each segment shifted as a whole.
+std::string compareLayoutShape(const std::vector<SegmentInfo>& want, const std::vector<SegmentInfo>& got) {
+    if (want.size() != got.size()) {
+        return "recorded " + std::to_string(want.size()) + " segments, replay has " + std::to_string(got.size());
+    }
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        std::vector<SegmentInfo> w{want[i]};
+        const std::uint64_t shift = want[i].address - got[i].address;
+        std::string diff = compareLayout(w, {got[i]}, shift);
+        if (!diff.empty()) return "segment " + std::to_string(i) + " in address order: " + diff;
+    }
+    return "";
+}
+
 bool stepHasRelease(const RecordedTrace& trace, const TraceStep& step) {
     const std::size_t last = step.program == kNoEntry ? step.end : step.program;
     for (std::size_t i = step.begin; i < last; ++i) {
@@ -115,6 +203,13 @@ ReplayResult TraceReplayer::replay(const RecordedTrace& trace, const ReplayOptio
     Expected expected;
     expected.trace = options.expected ? options.expected : (options.placement ? nullptr : &trace);
     if (expected.trace) expected.steps = expected.trace == &trace ? steps : TraceSteps::cut(*expected.trace);
+    expected.translate = expected.trace && expected.trace != &trace && expected.trace->hasSegmentEvents && options.placement;
+    if (expected.translate) {
+        const std::uint64_t page = 2 * kMiB;  // the small pool's page: the smallest extent
+        const std::uint64_t extent = (options.totalMemory + options.totalMemory / 8 + page - 1) / page * page;
+        expected.recordedPositions = std::make_unique<RelativeAddresses>(extent);
+        expected.replayPositions = std::make_unique<RelativeAddresses>(extent);
+    }
 
     const bool infer = !options.emptyCacheSteps && !options.placement && trace.hasSegmentEvents;
     std::set<std::size_t> given;
@@ -184,7 +279,9 @@ ReplayResult TraceReplayer::replay(const RecordedTrace& trace, const ReplayOptio
     result.events = run->eventCount();
     result.program = std::move(run->program());
     if (expected.trace && expected.trace->finalSegments && !result.stoppedEarly) {
-        std::string diff = compareLayout(*expected.trace->finalSegments, result.segments);
+        std::string diff = expected.translate
+                               ? compareLayoutShape(*expected.trace->finalSegments, result.segments)
+                               : compareLayout(*expected.trace->finalSegments, result.segments, 0);
         if (!diff.empty()) result.layoutDifference = diff;
     }
     return result;

@@ -9,6 +9,7 @@
 
 #include "allocator/config/ConfigParser.h"
 #include "allocator/replay/DriverPlacementModel.h"
+#include "allocator/replay/ReferencePlacement.h"
 #include "allocator/replay/TraceReplayer.h"
 #include "app/cli/DeviceOptions.h"
 #include "app/cli/StatsJson.h"
@@ -25,6 +26,8 @@ struct ReplayArgs {
     std::optional<std::string> statsJson;
     std::optional<std::string> segmentsJson;
     std::optional<long long> deviceIndex;
+    std::optional<std::string> compareWith;
+    std::string placement = "driver";
     bool summary = false;
     bool continueAfterOom = false;
 };
@@ -48,6 +51,10 @@ const char* kUsageTail =
     "  --summary             print memory_summary()\n"
     "  --segments-json FILE  write the final snapshot `segments` list\n"
     "  --continue-after-oom  a what-if that runs out of memory skips that tensor and goes on\n"
+    "  --placement MODEL     what-if placement of new segments: driver (default), reference\n"
+    "                        (the recorded run's addresses only) or device (the simulator's own)\n"
+    "  --compare-with FILE   a recording of the same program under the what-if's config: report\n"
+    "                        the first segment event, block address or final layout that differs\n"
     "\n"
     "Exit status: 0 replayed (also when it diverges or ends in an OOM), 1 bad input, 2 usage.\n";
 
@@ -99,6 +106,14 @@ int runReplay(VerbContext& ctx) {
         } else if (a == "--segments-json") {
             if (!value(v)) return usageError(ctx, "--segments-json needs a file");
             args.segmentsJson = v;
+        } else if (a == "--compare-with") {
+            if (!value(v)) return usageError(ctx, "--compare-with needs a trace file");
+            args.compareWith = v;
+        } else if (a == "--placement") {
+            if (!value(v) || (v != "driver" && v != "reference" && v != "device")) {
+                return usageError(ctx, "--placement needs driver, reference or device");
+            }
+            args.placement = v;
         } else if (a == "--device") {
             if (!value(v) || v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 6) {
                 return usageError(ctx, "--device needs a device number");
@@ -121,12 +136,16 @@ int runReplay(VerbContext& ctx) {
     std::ostream& report = statsToStdout ? ctx.err : ctx.out;
 
     std::vector<alloc::RecordedTrace> traces;
-    try {
-        traces = storage::importTraceFile(args.trace);
-    } catch (const formats::FormatError& e) {
-        return badInput(ctx, e.problem(), args.trace + ": " + e.location());
-    } catch (const std::exception& e) {
-        return badInput(ctx, e.what(), args.trace);
+    std::vector<alloc::RecordedTrace> compareTraces;
+    for (const std::string* path : {&args.trace, args.compareWith ? &*args.compareWith : nullptr}) {
+        if (!path) continue;
+        try {
+            (path == &args.trace ? traces : compareTraces) = storage::importTraceFile(*path);
+        } catch (const formats::FormatError& e) {
+            return badInput(ctx, e.problem(), *path + ": " + e.location());
+        } catch (const std::exception& e) {
+            return badInput(ctx, e.what(), *path);
+        }
     }
     if (args.deviceIndex) {
         std::vector<alloc::RecordedTrace> chosen;
@@ -176,12 +195,22 @@ int runReplay(VerbContext& ctx) {
         // A source without recorded settings (RMM CSV) cannot contradict --config: replay it with
         // its own allocation addresses and check them; a snapshot is exact under its own config.
         const bool exact = !trace.settings || (recorded && config == *recorded);
-        std::unique_ptr<alloc::DriverPlacementModel> model;
+        const alloc::RecordedTrace* compare = nullptr;
+        for (const alloc::RecordedTrace& t : compareTraces) {
+            if (t.device == trace.device) compare = &t;
+        }
+        if (args.compareWith && !compare) {
+            return badInput(ctx, "no device " + std::to_string(trace.device) + " in the trace to compare with", *args.compareWith);
+        }
+        options.expected = compare;
+        std::unique_ptr<alloc::PlacementModel> model;
         alloc::ReplayResult result;
         if (exact) {
             result = alloc::TraceReplayer::replay(trace, options);
         } else {
-            model = std::make_unique<alloc::DriverPlacementModel>(trace);
+            if (args.placement == "driver") model = std::make_unique<alloc::DriverPlacementModel>(trace);
+            if (args.placement == "reference") model = std::make_unique<alloc::ReferencePlacement>(trace);
+            if (args.placement == "device") model = std::make_unique<alloc::NoPlacement>();
             options.placement = model.get();
             result = alloc::TraceReplayer::replayWhatIf(trace, recorded.value_or(alloc::AllocatorConfig{}), options);
         }
@@ -192,7 +221,7 @@ int runReplay(VerbContext& ctx) {
         report << "  config '" << configText << "'" << (args.device.config ? "" : " (recorded)") << ", GPU "
                << device->name << " (" << device->totalMemory << " B)";
         if (args.device.memoryFraction) report << ", memory fraction " << *args.device.memoryFraction;
-        report << "\n  " << (exact ? "exact replay with the recorded addresses" : "what-if: new segments placed by the driver model")
+        report << "\n  " << (exact ? "exact replay with the recorded addresses" : "what-if: new segments placed by the " + args.placement + " model")
                << ", " << result.emptyCacheSteps.size() << " explicit empty_cache() inferred\n";
         const alloc::DeviceStats& s = result.stats;
         report << "  peak reserved " << s.reserved_bytes[alloc::kAggregate].peak << " B, peak allocated "
@@ -207,7 +236,7 @@ int runReplay(VerbContext& ctx) {
         }
         for (const std::string& note : result.notes) ctx.err << "allocscope-cli: note: " << note << "\n";
         if (result.divergence) {
-            ctx.err << "allocscope-cli: the replay diverges from the recording at op " << result.divergence->opIndex
+            ctx.err << "allocscope-cli: the replay diverges from the " << (compare ? "compared " : "") << "recording at op " << result.divergence->opIndex
                     << " (trace entry " << result.divergence->entryIndex << "): " << result.divergence->what << "\n";
         }
         if (result.layoutDifference) {
