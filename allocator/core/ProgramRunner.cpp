@@ -51,6 +51,7 @@ bool ProgramRunner::apply(const Op& op, std::uint64_t opIndex, ProgramResult& re
         case OpKind::Alloc: {
             if (live_.count(op.id) != 0) return fail(result, opIndex, "alloc of " + idText + ", which is still live");
             failed_.erase(op.id);
+            settled_.erase(op.id);
             if (op.size == 0) {  // torch never calls the allocator for an empty tensor
                 live_[op.id] = 0;
                 break;
@@ -69,6 +70,7 @@ bool ProgramRunner::apply(const Op& op, std::uint64_t opIndex, ProgramResult& re
             // The address is in use again: any stale pending record for it is over.
             if (auto stale = pendingByAddress_.find(*address); stale != pendingByAddress_.end()) {
                 pending_.erase(stale->second);
+                settled_.insert(stale->second);
                 pendingByAddress_.erase(stale);
             }
             live_[op.id] = *address;
@@ -102,7 +104,7 @@ bool ProgramRunner::apply(const Op& op, std::uint64_t opIndex, ProgramResult& re
         case OpKind::CompletePending: {
             auto it = pending_.find(op.id);
             if (it == pending_.end()) {
-                if (failed_.count(op.id) != 0) break;
+                if (failed_.count(op.id) != 0 || settled_.erase(op.id) != 0) break;
                 return fail(result, opIndex, "complete_pending of " + idText + ", which has no pending free");
             }
             // A synchronising call (empty_cache, the OOM retry) may have completed it already.

@@ -59,6 +59,9 @@ private:
     std::unordered_map<std::uint64_t, std::uint64_t> pending_;          // freed id -> address, awaiting completion
     std::unordered_map<std::uint64_t, std::uint64_t> pendingByAddress_;  // address -> freed id
     std::unordered_set<std::uint64_t> failed_;                          // ids whose alloc hit an OOM
+    // Freed ids whose pending free was completed by a synchronising call before their
+    // complete_pending op (their address was reused since): that op is then a no-op.
+    std::unordered_set<std::uint64_t> settled_;
 };
 
 }  // namespace allocscope::alloc
