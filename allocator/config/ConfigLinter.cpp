@@ -21,6 +21,15 @@ std::vector<std::string_view> canonicalKeyNames() {
     return names;
 }
 
+// ';' -> ',' and '=' -> ':', what the writer most likely meant.
+std::string withSeparators(std::string s) {
+    for (char& ch : s) {
+        if (ch == ';') ch = ',';
+        if (ch == '=') ch = ':';
+    }
+    return s;
+}
+
 std::string lower(std::string_view s) {
     std::string out(s);
     for (char& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -99,23 +108,25 @@ private:
         e.keyIndex = i;
         e.key = tok(i);
         const ConfigKeySpec* spec = ConfigKeys::find(e.key);
-        checkKey(e, spec);
-
         const std::size_t n = tokens_.size();
         if (i + 1 >= n || i + 2 >= n) {
+            // PyTorch aborts on the missing value before it ever looks at the key's name.
+            const bool typo = e.key.find_first_of("=;") != std::string::npos;
             ConfigDiagnostic d = at(Sev::Error, "missing-value", i,
                                     (tokens_[i].isPunct() ? "a stray '" + e.key + "' at the end"
-                                                          : "'" + e.key + "' has no value") +
+                                     : typo ? "'" + e.key + "' is one token with no value ('=' and ';' are not separators)"
+                                            : "'" + e.key + "' has no value") +
                                         std::string(": PyTorch reads past the end of the token list "
-                                                    "(INTERNAL ASSERT \"Index out of bounds in ConfigTokenizer\"); "
-                                                    "the load-time scanner does this during `import torch`, "
-                                                    "which aborts the process"));
+                                                    "(INTERNAL ASSERT \"Index out of bounds in ConfigTokenizer\")") +
+                                        whereItFails());
             d.expected = spec ? "':' and " + std::string(spec->expects) : "':' and a value";
+            if (typo) d.suggestion = withSeparators(e.key);
             add(std::move(d));
             e.droppedReason = "it has no value";
             result_.entries.push_back(std::move(e));
             return n;
         }
+        checkKey(e, spec);
         if (tok(i + 1) != ":") {
             ConfigDiagnostic d = at(Sev::Warning, "separator", i + 1,
                                     "'" + tok(i + 1) + "' where ':' belongs: PyTorch does not check separators, "
@@ -130,9 +141,9 @@ private:
             while (end < n && tok(end) != "]") ++end;
             if (end >= n) {
                 ConfigDiagnostic d = at(Sev::Error, "missing-bracket", i + 2,
-                                        "the list of '" + e.key + "' has no closing ']': PyTorch's scanner runs "
-                                        "off the end (INTERNAL ASSERT \"Expected closing bracket\"), which aborts "
-                                        "`import torch`");
+                                        "the list of '" + e.key + "' has no closing ']': PyTorch runs off the end "
+                                        "looking for it (INTERNAL ASSERT \"Expected closing bracket\")" +
+                                            whereItFails());
                 d.expected = "']'";
                 add(std::move(d));
                 e.droppedReason = "its list is not closed";
@@ -148,7 +159,10 @@ private:
         result_.entries.push_back(std::move(e));
 
         if (end + 1 < n) {
-            if (tok(end + 1) != ",") {
+            // After "128;garbage_interval" the ':' really belongs to the next pair; the ';' note
+            // already says what happened.
+            const bool afterTypo = tok(end).find_first_of("=;") != std::string::npos;
+            if (tok(end + 1) != "," && !afterTypo) {
                 ConfigDiagnostic d = at(Sev::Warning, "separator", end + 1,
                                         "'" + tok(end + 1) + "' where ',' belongs: PyTorch does not check "
                                         "separators and steps over it");
@@ -159,6 +173,15 @@ private:
             return end + 2;
         }
         return end + 1;
+    }
+
+    // The load-time scanner stops at the first `backend` entry; past it, running off the end is
+    // only found by the parsers at CUDA initialisation.
+    std::string whereItFails() const {
+        return firstBackend_ ? "; the load-time scanner stopped at the earlier 'backend' entry, so this surfaces "
+                               "as a RuntimeError at CUDA initialisation"
+                             : "; the load-time backend scanner does this during `import torch`, which aborts "
+                               "the process";
     }
 
     void checkKey(LintEntry& e, const ConfigKeySpec* spec) {
@@ -189,8 +212,15 @@ private:
         ConfigDiagnostic d = at(Sev::Error, "unknown-key", k, "'" + e.key + "' is not an option of PyTorch 2.11's "
                                 "allocator config (\"Unrecognized key\" at CUDA initialisation)");
         d.expected = "an option name such as max_split_size_mb, expandable_segments, garbage_collection_threshold";
-        std::string base = e.key;
-        if (const auto cut = base.find_first_of("=;"); cut != std::string::npos) base.resize(cut);
+        if (e.key.find_first_of("=;") != std::string::npos) {
+            d.message = "'" + e.key + "' is read as a single key because '=' and ';' are not separators "
+                        "(\"Unrecognized key\" at CUDA initialisation)";
+            d.suggestion = withSeparators(e.key);
+            e.droppedReason = "'" + e.key + "' is a key with a separator typo";
+            add(std::move(d));
+            return;
+        }
+        const std::string& base = e.key;
         if (const auto note = ConfigKeys::laterVersionNote(base)) {
             d.message = std::string(*note);
             e.droppedReason = std::string(*note);
@@ -233,8 +263,10 @@ private:
             problem->code = "suggested-key-value";
             problem->message = "as '" + *e.repairedKey + "' this value would be rejected too: " + problem->message +
                                " (" + *e.repairedKey + " takes " + std::string(meant->expects) + ")";
-            e.droppedReason = "'" + e.key + "' is not an option and its value does not suit '" + *e.repairedKey + "'";
-            e.repairedKey.reset();
+            if (!e.repairedValue) {
+                e.droppedReason = "'" + e.key + "' is not an option and its value does not suit '" + *e.repairedKey + "'";
+                e.repairedKey.reset();
+            }
             add(std::move(*problem));
         }
     }
@@ -260,10 +292,25 @@ private:
     void checkBackend(LintEntry& e, std::size_t v) {
         const std::string& value = tok(v);
         if (value == "native" || value == "cudaMallocAsync") {
+            if (firstBackend_ && *firstBackend_ != value) {
+                ConfigDiagnostic d = at(Sev::Error, "backend-mismatch", v,
+                                        "the backend is chosen at `import torch` from the first 'backend' entry (" +
+                                            *firstBackend_ + "); this later entry asks for " + value +
+                                            ", which PyTorch refuses at CUDA initialisation (INTERNAL ASSERT "
+                                            "\"Allocator backend parsed at runtime != allocator backend parsed at "
+                                            "load time\")");
+                d.expected = *firstBackend_;
+                d.suggestion = *firstBackend_;
+                e.repairedValue = *firstBackend_;
+                add(std::move(d));
+                return;
+            }
+            if (!firstBackend_) firstBackend_ = value;
             e.repairedValue = value;
             if (value == "cudaMallocAsync") asyncBackend_ = true;
             return;
         }
+        if (!firstBackend_) firstBackend_ = "native";  // what the scanner falls back to
         ConfigDiagnostic d = at(Sev::Error, "bad-backend", v, "'" + value + "' is not an allocator backend");
         d.expected = "native or cudaMallocAsync";
         const std::string lv = lower(value);
@@ -496,6 +543,7 @@ private:
     std::map<std::string, std::size_t> seen_;
     std::uint64_t largeMiB_ = 20;
     std::optional<std::size_t> gcIndex_;
+    std::optional<std::string> firstBackend_;  // value of the first `backend` entry, as loaded
     bool fractionBelowOne_ = false;
     bool asyncBackend_ = false;
 };
