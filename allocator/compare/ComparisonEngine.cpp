@@ -78,7 +78,10 @@ RunMetrics runNative(const Program& program, const CompareConfig& config, const 
     RunMetrics m;
     SimulatedDevice gpu(device.totalMemory, device.otherMemory, device.name);
     MetricsSink sink;
-    CachingAllocator allocator(config.config, gpu, &sink);
+    TeeSink tee;
+    tee.add(&sink);
+    if (options.sink != nullptr) tee.add(options.sink);
+    CachingAllocator allocator(config.config, gpu, &tee);
     if (device.memoryFraction) allocator.setMemoryFraction(*device.memoryFraction);
     ProgramRunner runner(allocator);
     ProgramResult result;
@@ -140,11 +143,13 @@ std::vector<RunMetrics> ComparisonEngine::compare(const Program& program, const 
     threads = std::min<unsigned>(threads, static_cast<unsigned>(configs.size()));
     std::atomic<std::size_t> next{0};
     std::vector<std::exception_ptr> errors(configs.size());
+    CompareOptions shared = options;
+    shared.sink = nullptr;  // one sink cannot take events from parallel runs
     // Each run owns its device and allocator; the program is shared read-only.
     auto worker = [&] {
         for (std::size_t i = next++; i < configs.size(); i = next++) {
             try {
-                results[i] = runOne(program, configs[i], device, options);
+                results[i] = runOne(program, configs[i], device, shared);
             } catch (...) {
                 errors[i] = std::current_exception();
             }

@@ -12,6 +12,7 @@
 #include "allocator/compare/CostModel.h"
 #include "allocator/compare/RunMetrics.h"
 #include "allocator/config/AllocatorConfig.h"
+#include "allocator/core/EventSink.h"
 #include "allocator/core/Op.h"
 
 namespace allocscope::alloc {
@@ -40,6 +41,8 @@ struct CompareOptions {
     std::size_t timelinePoints = 0;   // samples per run (0 = none); the last op is always sampled
     bool fragmentationAtPeak = true;  // snapshot the layout whenever reserved sets a new peak
     CostModel cost;
+    // runOne only (native backend): also receives every allocator event, in order.
+    EventSink* sink = nullptr;
 };
 
 class ComparisonEngine {

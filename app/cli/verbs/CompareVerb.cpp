@@ -1,0 +1,170 @@
+// `allocscope-cli compare WORKLOAD --config A --config B ...`: one program, several allocator
+// configs, run in parallel on independent simulated GPUs; a table (or JSON) of peaks,
+// fragmentation, driver calls, retries, OOMs and estimated allocator time.
+#include <ostream>
+
+#include "allocator/compare/CompareReport.h"
+#include "allocator/compare/ComparisonEngine.h"
+#include "allocator/device/GpuPresets.h"
+#include "allocator/workloads/WorkloadRegistry.h"
+#include "app/cli/DeviceOptions.h"
+#include "app/cli/VerbRegistry.h"
+
+namespace allocscope::cli {
+namespace {
+
+const char* kUsage =
+    "usage: allocscope-cli compare WORKLOAD [--config STR]... [--param NAME=VALUE]... [--seed S]\n"
+    "                              [--memory-fraction F] [--total-memory BYTES | --gpu PRESET]\n"
+    "                              [--threads N] [--json]\n"
+    "\n"
+    "Runs WORKLOAD under each --config (in parallel, each on its own simulated GPU) and prints one\n"
+    "row per config: peak allocated and reserved, free memory stranded in partly used segments and\n"
+    "1 - largest free block / total free at the peak, what empty_cache() could release at the end,\n"
+    "cudaMalloc/cudaFree/map/unmap calls, retries, OOMs (count and first op) and the allocator time\n"
+    "estimated from H100 measurements. Without --config: the five shared configs (default,\n"
+    "expandable_segments:True, max_split_size_mb:128,\n"
+    "garbage_collection_threshold:0.6,max_split_size_mb:256, backend:cudaMallocAsync).\n"
+    "backend:cudaMallocAsync runs a model of the driver's pool (see AsyncBackendModel.h).\n"
+    "\n"
+    "Options:\n"
+    "  --config STR          a PYTORCH_CUDA_ALLOC_CONF to compare (repeatable; '' = defaults)\n"
+    "  --param NAME=VALUE    set a workload parameter (repeatable)\n"
+    "  --seed S              seed of workloads with randomness (default 1)\n"
+    "  --memory-fraction F   set_per_process_memory_fraction(F) before the first op\n"
+    "  --total-memory BYTES  simulated GPU with this total memory\n"
+    "  --gpu PRESET          simulated GPU preset (default: the workload's own)\n"
+    "  --threads N           parallel runs (default: all cores)\n"
+    "  --json                print JSON instead of the table\n"
+    "\n"
+    "Exit status: 0 compared (runs that OOM are results), 1 bad input, 2 usage.\n";
+
+const char* const kSharedConfigs[] = {"", "expandable_segments:True", "max_split_size_mb:128",
+                                      "garbage_collection_threshold:0.6,max_split_size_mb:256",
+                                      "backend:cudaMallocAsync"};
+
+int usageError(VerbContext& ctx, const std::string& what) {
+    ctx.err << "allocscope-cli: " << what << " (compare; see `allocscope-cli help compare`)\n";
+    return kExitUsage;
+}
+
+int badInput(VerbContext& ctx, const std::string& what, const std::string& where) {
+    ctx.err << "allocscope-cli: " << what << " (" << where << ")\n";
+    return kExitBadInput;
+}
+
+int runCompare(VerbContext& ctx) {
+    std::string workloadName;
+    std::vector<std::string> rawOverrides;
+    std::vector<std::string> configs;
+    std::string seedText = "1";
+    std::string threadsText = "0";
+    bool json = false;
+    DeviceOptions deviceOptions;
+    for (std::size_t i = 0; i < ctx.args.size();) {
+        const std::string& a = ctx.args[i];
+        if (a.rfind("--config=", 0) == 0) {
+            configs.push_back(a.substr(9));
+            ++i;
+            continue;
+        }
+        if (a == "--config") {
+            if (i + 1 >= ctx.args.size()) return usageError(ctx, "--config needs a value");
+            configs.push_back(ctx.args[i + 1]);
+            i += 2;
+            continue;
+        }
+        std::string error;
+        if (deviceOptions.consume(ctx.args, i, error)) {
+            if (!error.empty()) return usageError(ctx, error);
+            continue;
+        }
+        if (a == "--param" || a == "--seed" || a == "--threads") {
+            if (i + 1 >= ctx.args.size()) return usageError(ctx, a + " needs a value");
+            const std::string& v = ctx.args[i + 1];
+            if (a == "--param") rawOverrides.push_back(v);
+            if (a == "--seed") seedText = v;
+            if (a == "--threads") threadsText = v;
+            i += 2;
+        } else if (a == "--json") {
+            json = true;
+            ++i;
+        } else if (a.size() > 1 && a[0] == '-') {
+            return usageError(ctx, "unknown option '" + a + "'");
+        } else if (workloadName.empty()) {
+            workloadName = a;
+            ++i;
+        } else {
+            return usageError(ctx, "more than one WORKLOAD given ('" + a + "')");
+        }
+    }
+    if (workloadName.empty()) return usageError(ctx, "compare needs a WORKLOAD (see `allocscope-cli workloads`)");
+    if (configs.empty()) configs.assign(std::begin(kSharedConfigs), std::end(kSharedConfigs));
+    try {
+        const alloc::Workload& workload = alloc::WorkloadRegistry::instance().get(workloadName);
+        std::vector<std::pair<std::string, std::string>> overrides;
+        for (const std::string& raw : rawOverrides) overrides.push_back(alloc::WorkloadParams::splitAssignment(raw));
+        const auto digits = [](const std::string& t) {
+            return !t.empty() && t.size() <= 19 && t.find_first_not_of("0123456789") == std::string::npos;
+        };
+        if (!digits(seedText)) return badInput(ctx, "the seed must be a non-negative integer", "--seed " + seedText);
+        if (!digits(threadsText) || threadsText.size() > 4) {
+            return badInput(ctx, "--threads must be a small non-negative integer", "--threads " + threadsText);
+        }
+        const std::uint64_t seed = std::stoull(seedText);
+        const alloc::WorkloadParams params = workload.resolve(overrides);
+
+        std::vector<alloc::CompareConfig> compareConfigs;
+        for (const std::string& text : configs) {
+            std::string error;
+            const std::optional<alloc::AllocatorConfig> parsed = parseConfigOption(text, error);
+            if (!parsed) return badInput(ctx, "invalid allocator config: " + error, "--config '" + text + "'");
+            compareConfigs.push_back({text.empty() ? "default" : text, *parsed});
+        }
+        std::string error;
+        const std::optional<ResolvedDevice> device = resolveDevice(deviceOptions, error);
+        if (!device) return badInput(ctx, error, "--gpu");
+        alloc::CompareDevice target;
+        if (device->defaulted) {
+            const alloc::GpuPreset preset = *alloc::findGpuPreset(workload.defaultGpu());
+            target.name = preset.name;
+            target.totalMemory = preset.totalMemory;
+            target.otherMemory = preset.contextMemory;
+        } else {
+            target.name = device->name;
+            target.totalMemory = device->totalMemory;
+            target.otherMemory = device->otherMemory;
+        }
+        target.memoryFraction = deviceOptions.memoryFraction;
+
+        const alloc::GeneratedProgram generated = workload.generate(params, seed);
+        alloc::CompareOptions options;
+        options.threads = static_cast<unsigned>(std::stoul(threadsText));
+        const std::vector<alloc::RunMetrics> runs =
+            alloc::ComparisonEngine::compare(generated.program, compareConfigs, target, options);
+        const alloc::ProgramInfo info{workload.name(), params.text(), workload.usesSeed() ? seed : 0};
+        if (json) {
+            ctx.out << alloc::CompareReport::json(info, target, runs);
+        } else {
+            ctx.out << workload.name() << " (" << params.text() << ")"
+                    << (workload.usesSeed() ? ", seed " + std::to_string(seed) : std::string()) << " on " << target.name
+                    << ", " << generated.program.ops.size() << " ops\n"
+                    << alloc::CompareReport::table(runs);
+            for (const alloc::RunMetrics& r : runs) {
+                if (!r.ooms.empty()) ctx.out << "\n" << r.label << ": OOM at op " << r.ooms.front().opIndex << ": " << r.ooms.front().message << "\n";
+            }
+        }
+        for (const alloc::RunMetrics& r : runs) {
+            if (r.error) return badInput(ctx, "the generated program is invalid: " + *r.error, workload.name());
+        }
+        return kExitOk;
+    } catch (const alloc::WorkloadError& e) {
+        return badInput(ctx, e.what(), e.where());
+    }
+}
+
+const VerbRegistration kRegistration{Verb{"compare", "run a workload under several allocator configs, side by side",
+                                          kUsage, runCompare}};
+
+}  // namespace
+}  // namespace allocscope::cli

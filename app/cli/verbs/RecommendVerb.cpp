@@ -1,0 +1,111 @@
+// `allocscope-cli recommend WORKLOAD`: the simplest allocator config within 1 % of the lowest
+// peak reserved memory without an OOM, and the smallest GPU each config fits on.
+#include <ostream>
+
+#include "allocator/compare/CompareReport.h"
+#include "allocator/compare/Recommender.h"
+#include "allocator/device/GpuPresets.h"
+#include "allocator/workloads/WorkloadRegistry.h"
+#include "app/cli/DeviceOptions.h"
+#include "app/cli/VerbRegistry.h"
+
+namespace allocscope::cli {
+namespace {
+
+const char* kUsage =
+    "usage: allocscope-cli recommend WORKLOAD [--param NAME=VALUE]... [--seed S]\n"
+    "                                [--memory-fraction F] [--total-memory BYTES | --gpu PRESET]\n"
+    "                                [--no-gpu-search]\n"
+    "\n"
+    "Runs WORKLOAD over a grid of configs (expandable_segments x max_split_size_mb {-,128,512} x\n"
+    "roundup_power2_divisions {-,4}, x garbage_collection_threshold {-,0.6} when a memory fraction\n"
+    "is in play, plus backend:cudaMallocAsync) and recommends the config with the fewest options\n"
+    "whose peak reserved memory is within 1 % of the lowest among the runs without an OOM (the\n"
+    "margin is shown). Then, per config, the smallest total GPU memory (256 MiB steps) on which the\n"
+    "workload runs without an OOM. --config is not used here (the grid is the point).\n"
+    "\n"
+    "Exit status: 0 done (also when every config OOMs), 1 bad input, 2 usage.\n";
+
+int usageError(VerbContext& ctx, const std::string& what) {
+    ctx.err << "allocscope-cli: " << what << " (recommend; see `allocscope-cli help recommend`)\n";
+    return kExitUsage;
+}
+
+int badInput(VerbContext& ctx, const std::string& what, const std::string& where) {
+    ctx.err << "allocscope-cli: " << what << " (" << where << ")\n";
+    return kExitBadInput;
+}
+
+int runRecommend(VerbContext& ctx) {
+    std::string workloadName;
+    std::vector<std::string> rawOverrides;
+    std::string seedText = "1";
+    bool gpuSearch = true;
+    DeviceOptions deviceOptions;
+    for (std::size_t i = 0; i < ctx.args.size();) {
+        std::string error;
+        if (deviceOptions.consume(ctx.args, i, error)) {
+            if (!error.empty()) return usageError(ctx, error);
+            continue;
+        }
+        const std::string& a = ctx.args[i];
+        if (a == "--param" || a == "--seed") {
+            if (i + 1 >= ctx.args.size()) return usageError(ctx, a + " needs a value");
+            (a == "--param" ? rawOverrides.emplace_back() : seedText) = ctx.args[i + 1];
+            i += 2;
+        } else if (a == "--no-gpu-search") {
+            gpuSearch = false;
+            ++i;
+        } else if (a.size() > 1 && a[0] == '-') {
+            return usageError(ctx, "unknown option '" + a + "'");
+        } else if (workloadName.empty()) {
+            workloadName = a;
+            ++i;
+        } else {
+            return usageError(ctx, "more than one WORKLOAD given ('" + a + "')");
+        }
+    }
+    if (workloadName.empty()) return usageError(ctx, "recommend needs a WORKLOAD (see `allocscope-cli workloads`)");
+    if (deviceOptions.config) return usageError(ctx, "recommend searches its own grid of configs: --config is not used");
+    try {
+        const alloc::Workload& workload = alloc::WorkloadRegistry::instance().get(workloadName);
+        std::vector<std::pair<std::string, std::string>> overrides;
+        for (const std::string& raw : rawOverrides) overrides.push_back(alloc::WorkloadParams::splitAssignment(raw));
+        if (seedText.empty() || seedText.size() > 19 || seedText.find_first_not_of("0123456789") != std::string::npos) {
+            return badInput(ctx, "the seed must be a non-negative integer", "--seed " + seedText);
+        }
+        const std::uint64_t seed = std::stoull(seedText);
+        const alloc::WorkloadParams params = workload.resolve(overrides);
+        std::string error;
+        const std::optional<ResolvedDevice> device = resolveDevice(deviceOptions, error);
+        if (!device) return badInput(ctx, error, "--gpu");
+        alloc::CompareDevice target;
+        if (device->defaulted) {
+            const alloc::GpuPreset preset = *alloc::findGpuPreset(workload.defaultGpu());
+            target.name = preset.name;
+            target.totalMemory = preset.totalMemory;
+            target.otherMemory = preset.contextMemory;
+        } else {
+            target.name = device->name;
+            target.totalMemory = device->totalMemory;
+            target.otherMemory = device->otherMemory;
+        }
+        target.memoryFraction = deviceOptions.memoryFraction;
+        const alloc::GeneratedProgram generated = workload.generate(params, seed);
+        alloc::RecommendOptions options;
+        options.searchGpuSize = gpuSearch;
+        const alloc::Recommendation rec = alloc::Recommender::recommend(generated.program, target, options);
+        ctx.out << workload.name() << " (" << params.text() << ")"
+                << (workload.usesSeed() ? ", seed " + std::to_string(seed) : std::string()) << " on " << target.name << "\n"
+                << alloc::CompareReport::recommendation(rec);
+        return kExitOk;
+    } catch (const alloc::WorkloadError& e) {
+        return badInput(ctx, e.what(), e.where());
+    }
+}
+
+const VerbRegistration kRegistration{Verb{"recommend", "recommend the simplest allocator config for a workload",
+                                          kUsage, runRecommend}};
+
+}  // namespace
+}  // namespace allocscope::cli
