@@ -128,8 +128,8 @@ Block* CachingAllocator::Impl::getFreeBlock(BlockPool& pool, StreamId stream, st
     if (gcEnabled()) ++pool.getFreeBlocksCallCount;
     auto& blocks = pool.blocks;
     auto it = blocks.lower_bound(detail::SizeKey{stream, size, 0});
-    if (it == blocks.end() || (*it)->stream != stream) return nullptr;
-    if ((*it)->expandable()) {
+    if (it == blocks.end() || it->stream != stream) return nullptr;
+    if (it->expandable) {
         if (config_.expandableSegments) {
             // Best fit by the size the block could grow to (its free tail plus the following
             // unmapped range), so the growable tail is not always the one carved.
@@ -137,21 +137,21 @@ Block* CachingAllocator::Impl::getFreeBlock(BlockPool& pool, StreamId stream, st
                 return b->size + (b->next != nullptr && !b->next->mapped ? b->next->size : 0);
             };
             auto next = std::next(it);
-            while ((*it)->expandable() && next != blocks.end() && (*next)->stream == stream &&
-                   expandableSize(*next) < expandableSize(*it)) {
+            while (it->expandable && next != blocks.end() && next->stream == stream &&
+                   expandableSize(next->block) < expandableSize(it->block)) {
                 it = next++;
             }
         } else {
             do {
                 ++it;
-            } while (it != blocks.end() && (*it)->expandable() && (*it)->stream == stream);
-            if (it == blocks.end() || (*it)->stream != stream) return nullptr;
+            } while (it != blocks.end() && it->expandable && it->stream == stream);
+            if (it == blocks.end() || it->stream != stream) return nullptr;
         }
     }
     const std::uint64_t maxSplit = config_.maxSplitSize;
-    if (size < maxSplit && (*it)->size >= maxSplit) return nullptr;
-    if (size >= maxSplit && (*it)->size >= size + config_.maxNonSplitRounding) return nullptr;
-    Block* block = *it;
+    if (size < maxSplit && it->size >= maxSplit) return nullptr;
+    if (size >= maxSplit && it->size >= size + config_.maxNonSplitRounding) return nullptr;
+    Block* block = it->block;
     blocks.erase(it);
     return block;
 }
@@ -323,7 +323,7 @@ std::uint64_t CachingAllocator::Impl::tryMergeBlocks(Block* dst, Block* src, Blo
     const std::uint64_t subsumed = src->size;
     dst->size += subsumed;
     if (src->mapped) {
-        pool.blocks.erase(src);
+        pool.eraseFree(src);
     } else {
         pool.unmapped.erase(src);
     }

@@ -52,36 +52,37 @@ std::string walk(const CachingAllocator::Impl& impl, std::uint64_t maxSplit, Rec
     std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
     for (std::size_t index = 0; index < impl.segments_.size(); ++index) {
         const Segment* segment = impl.segments_[index];
-        const std::string where = "segment " + hex(segment->address);
-        if (segment->index != index) return where + ": wrong index in the live-segment list";
+        // Messages are built only on failure: the checker runs after every operation.
+        auto where = [segment] { return "segment " + hex(segment->address); };
+        if (segment->index != index) return where() + ": wrong index in the live-segment list";
         const std::size_t pool = segment->pool->statType;
         ranges.emplace_back(segment->address, segment->size);
         const Block* head = segment->head;
-        if (head == nullptr || head->prev != nullptr) return where + ": head block missing or has a prev";
-        if (head->address != segment->address) return where + ": head block does not start the segment";
+        if (head == nullptr || head->prev != nullptr) return where() + ": head block missing or has a prev";
+        if (head->address != segment->address) return where() + ": head block does not start the segment";
         std::uint64_t total = 0;
         std::uint64_t mapped = 0;
         const Block* previous = nullptr;
         for (const Block* block = head; block != nullptr; block = block->next) {
-            const std::string at = where + " block " + hex(block->address);
-            if (block->prev != previous) return at + ": prev link broken";
+            auto at = [&where, block] { return where() + " block " + hex(block->address); };
+            if (block->prev != previous) return at() + ": prev link broken";
             if (previous != nullptr && previous->address + previous->size != block->address) {
-                return at + ": gap or overlap after the previous block";
+                return at() + ": gap or overlap after the previous block";
             }
             if (block->segment != segment || block->pool != segment->pool || block->stream != segment->stream) {
-                return at + ": segment, pool or stream disagrees with its segment";
+                return at() + ": segment, pool or stream disagrees with its segment";
             }
-            if (block->size == 0 || block->size % kMinBlockSize != 0) return at + ": size not a multiple of 512";
-            if (!block->mapped && !segment->expandable) return at + ": unmapped block in a cudaMalloc segment";
-            if (!block->allocated && !block->streamUses.empty()) return at + ": free block with stream uses";
+            if (block->size == 0 || block->size % kMinBlockSize != 0) return at() + ": size not a multiple of 512";
+            if (!block->mapped && !segment->expandable) return at() + ": unmapped block in a cudaMalloc segment";
+            if (!block->allocated && !block->streamUses.empty()) return at() + ": free block with stream uses";
             if (previous != nullptr && previous->isAvailable() && block->isAvailable() &&
                 previous->mapped == block->mapped) {
-                return at + ": two adjacent free blocks were not merged";
+                return at() + ": two adjacent free blocks were not merged";
             }
             const bool pending = !block->allocated && block->eventCount > 0;
-            if (block->allocated && block->eventCount > 0) return at + ": allocated block with events";
+            if (block->allocated && block->eventCount > 0) return at() + ": allocated block with events";
             if (block->allocated || pending) {
-                if (impl.active_.find(block->address) != block) return at + ": active block missing from the address map";
+                if (impl.active_.find(block->address) != block) return at() + ": active block missing from the address map";
                 ++activeCount;
                 add(out.active, pool, 1);
                 add(out.activeBytes, pool, static_cast<std::int64_t>(block->size));
@@ -93,12 +94,15 @@ std::string walk(const CachingAllocator::Impl& impl, std::uint64_t maxSplit, Rec
                 } else {
                     ++pendingCount;
                     if (std::find(impl.pending_.begin(), impl.pending_.end(), block) == impl.pending_.end()) {
-                        return at + ": pending block missing from the pending list";
+                        return at() + ": pending block missing from the pending list";
                     }
                 }
             } else if (block->mapped) {
-                auto found = segment->pool->blocks.find(const_cast<Block*>(block));
-                if (found == segment->pool->blocks.end() || *found != block) return at + ": free block not in its free set";
+                auto found = segment->pool->blocks.find(block);
+                if (found == segment->pool->blocks.end() || found->block != block ||
+                    found->expandable != segment->expandable) {
+                    return at() + ": free block not in its free set";
+                }
                 ++freeCount[pool];
                 if (!segment->expandable && block->isSplit()) {
                     add(out.inactiveSplit, pool, 1);
@@ -107,11 +111,11 @@ std::string walk(const CachingAllocator::Impl& impl, std::uint64_t maxSplit, Rec
             } else {
                 auto found = segment->pool->unmapped.find(const_cast<Block*>(block));
                 if (found == segment->pool->unmapped.end() || *found != block) {
-                    return at + ": unmapped block not in the unmapped set";
+                    return at() + ": unmapped block not in the unmapped set";
                 }
                 if ((block->address - segment->address) % segment->pageSize != 0 ||
                     block->size % segment->pageSize != 0) {
-                    return at + ": unmapped range not page aligned";
+                    return at() + ": unmapped range not page aligned";
                 }
                 ++unmappedCount[pool];
             }
@@ -119,9 +123,9 @@ std::string walk(const CachingAllocator::Impl& impl, std::uint64_t maxSplit, Rec
             total += block->size;
             previous = block;
         }
-        if (total != segment->size) return where + ": blocks do not add up to the segment size";
+        if (total != segment->size) return where() + ": blocks do not add up to the segment size";
         if (segment->expandable) {
-            if (mapped != segment->mappedBytes) return where + ": mapped bytes disagree with the mapped blocks";
+            if (mapped != segment->mappedBytes) return where() + ": mapped bytes disagree with the mapped blocks";
             add(out.reserved, pool, static_cast<std::int64_t>(mapped));
         } else {
             add(out.segment, pool, 1);

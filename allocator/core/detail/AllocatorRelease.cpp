@@ -22,7 +22,7 @@ void CachingAllocator::Impl::releaseBlock(Block* block) {
     decrease(stats_.segment, pool.statType, 1);
     decrease(stats_.reserved_bytes, pool.statType, static_cast<std::int64_t>(block->size));
     if (block->size >= config_.maxSplitSize) stats_.oversize_segments.decrease(1);
-    pool.blocks.erase(block);
+    pool.eraseFree(block);
     deleteSegment(block->segment);
     deleteBlock(block);
 }
@@ -73,24 +73,24 @@ bool CachingAllocator::Impl::releaseAvailableCachedBlocks(BlockPool& pool, Strea
     const std::uint64_t keySize = size < maxSplit ? maxSplit : size;
     auto& blocks = pool.blocks;
     auto it = blocks.lower_bound(detail::SizeKey{stream, keySize, 0});
-    if (it == blocks.end() || (*it)->stream != stream || (*it)->expandable()) {
+    if (it == blocks.end() || it->stream != stream || it->expandable) {
         // No single block is large enough: free oversize blocks from the largest down.
         if (it == blocks.begin()) return false;
         std::uint64_t released = 0;
         --it;
-        while (released < keySize && (*it)->size >= maxSplit && (*it)->stream == stream) {
+        while (released < keySize && it->size >= maxSplit && it->stream == stream) {
             auto current = it;
             const bool isFirst = current == blocks.begin();
             if (!isFirst) --it;
-            if (!(*current)->expandable()) {
-                released += (*current)->size;
-                releaseBlock(*current);
+            if (!current->expandable) {
+                released += current->size;
+                releaseBlock(current->block);
             }
             if (isFirst) break;
         }
         return released >= keySize;
     }
-    releaseBlock(*it);
+    releaseBlock(it->block);
     return true;
 }
 

@@ -17,6 +17,22 @@ struct SizeKey {
     std::uint64_t address;
 };
 
+// A free-set element carries its sort key (and the expandable flag) inline, so searches compare
+// without dereferencing Blocks: the free set is the hottest structure of the allocator. The
+// key fields never change while a block is in the set (blocks are taken out before resizing).
+struct FreeEntry {
+    StreamId stream;
+    std::uint64_t size;
+    std::uint64_t address;
+    Block* block;
+    bool expandable;
+
+    explicit FreeEntry(Block* b)
+        : stream(b->stream), size(b->size), address(b->address), block(b), expandable(b->segment->expandable) {}
+    Block* operator->() const { return block; }
+    operator Block*() const { return block; }  // NOLINT: a free-set element is its block
+};
+
 struct BySize {
     using is_transparent = void;
     static bool less(StreamId sa, std::uint64_t za, std::uint64_t aa, StreamId sb, std::uint64_t zb,
@@ -25,14 +41,20 @@ struct BySize {
         if (za != zb) return za < zb;
         return aa < ab;
     }
-    bool operator()(const Block* a, const Block* b) const {
-        return less(a->stream, a->size, a->address, b->stream, b->size, b->address);
+    bool operator()(const FreeEntry& a, const FreeEntry& b) const {
+        return less(a.stream, a.size, a.address, b.stream, b.size, b.address);
     }
-    bool operator()(const Block* a, const SizeKey& b) const {
-        return less(a->stream, a->size, a->address, b.stream, b.size, b.address);
+    bool operator()(const FreeEntry& a, const SizeKey& b) const {
+        return less(a.stream, a.size, a.address, b.stream, b.size, b.address);
     }
-    bool operator()(const SizeKey& a, const Block* b) const {
+    bool operator()(const SizeKey& a, const FreeEntry& b) const {
+        return less(a.stream, a.size, a.address, b.stream, b.size, b.address);
+    }
+    bool operator()(const FreeEntry& a, const Block* b) const {
         return less(a.stream, a.size, a.address, b->stream, b->size, b->address);
+    }
+    bool operator()(const Block* a, const FreeEntry& b) const {
+        return less(a->stream, a->size, a->address, b.stream, b.size, b.address);
     }
 };
 
@@ -57,12 +79,12 @@ struct ByAddress {
     }
 };
 
-using FreeSet = std::set<Block*, BySize, ArenaAllocator<Block*>>;
+using FreeSet = std::set<FreeEntry, BySize, ArenaAllocator<FreeEntry>>;
 using UnmappedSet = std::set<Block*, ByAddress, ArenaAllocator<Block*>>;
 
 struct BlockPool {
     BlockPool(NodeArena* arena, bool small)
-        : blocks(BySize{}, ArenaAllocator<Block*>(arena)),
+        : blocks(BySize{}, ArenaAllocator<FreeEntry>(arena)),
           unmapped(ByAddress{}, ArenaAllocator<Block*>(arena)),
           isSmall(small),
           kind(small ? PoolKind::Small : PoolKind::Large),
@@ -70,8 +92,9 @@ struct BlockPool {
 
     void insertFree(Block* block) {
         block->gcCountBase = getFreeBlocksCallCount;
-        blocks.insert(block);
+        blocks.emplace(block);
     }
+    void eraseFree(Block* block) { blocks.erase(blocks.find(block)); }
 
     FreeSet blocks;         // free, mapped blocks
     UnmappedSet unmapped;   // unmapped ranges of expandable segments

@@ -110,7 +110,7 @@ Block* CachingAllocator::Impl::tryAllocateExpandableBlock(BlockPool& pool, Strea
         if (!mapBlock(next, std::min(remaining, next->size))) return nullptr;
         candidate = next;
     }
-    pool.blocks.erase(candidate);
+    pool.eraseFree(candidate);
     return candidate;
 }
 
@@ -126,7 +126,7 @@ void CachingAllocator::Impl::unmapBlock(Block* block) {
     const std::uint64_t unmappedAddress = segment.address + begin * page;
     const std::uint64_t unmappedSize = (end - begin) * page;
     BlockPool& pool = *block->pool;
-    pool.blocks.erase(block);
+    pool.eraseFree(block);
     device_.unmapPages(unmappedAddress, unmappedSize);
     const std::uint64_t beforeSize = unmappedAddress - block->address;
     if (beforeSize > 0) {

@@ -13,7 +13,7 @@ namespace allocscope::alloc::detail {
 // Hands out slots of at most kSlotBytes; larger requests go to the heap.
 class NodeArena {
 public:
-    static constexpr std::size_t kSlotBytes = 64;
+    static constexpr std::size_t kSlotBytes = 80;  // a std::set node of FreeEntry is 72
     static constexpr std::size_t kSlotsPerChunk = 1024;
 
     NodeArena() = default;
