@@ -3,4 +3,7 @@
 // add a migration; files with a newer version are refused.
 namespace allocscope::storage {
 inline constexpr int kSchemaVersion = 1;
+// PRAGMA application_id of every session file ("ALSC"): tells our databases from any other
+// application's SQLite file before a single table is read.
+inline constexpr int kApplicationId = 0x414C5343;
 }  // namespace allocscope::storage

@@ -1,0 +1,31 @@
+#pragma once
+// Heatmap columns: the layout sampled at one event as address intervals (active = allocated or
+// pending free, free = reserved but inactive), and the rasterisation of such samples onto a
+// squeezed address axis (every range reserved in any sample laid end to end, gaps removed).
+#include <cstdint>
+#include <vector>
+
+#include "storage/session/SegmentStateModel.h"
+#include "storage/session/SessionTypes.h"
+
+namespace allocscope::storage {
+
+struct HeatmapInterval {
+    std::uint64_t start = 0;
+    std::uint64_t end = 0;
+    bool active = false;
+};
+
+struct HeatmapSample {
+    std::uint64_t seq = 0;
+    std::vector<HeatmapInterval> intervals;  // address order, adjacent same-kind merged
+};
+
+class HeatmapRaster {
+public:
+    static HeatmapSample sample(const SegmentStateModel& model, std::uint64_t seq);
+    // Builds a grid of samples.size() columns and `rows` rows (fewer if the axis is smaller).
+    static HeatmapGrid rasterize(const std::vector<HeatmapSample>& samples, int rows);
+};
+
+}  // namespace allocscope::storage

@@ -1,0 +1,104 @@
+#include "storage/session/SessionRecorder.h"
+
+#include <future>
+
+namespace allocscope::storage {
+
+SessionRecorder::SessionRecorder(SessionWriter& writer, const RunInfo& info, const alloc::DeviceStats& initial,
+                                 RecorderOptions options)
+    : writer_(writer), options_(std::move(options)),
+      builder_(std::make_shared<RunBuilder>(initial, options_.keyframeInterval)) {
+    if (options_.batchEvents == 0) options_.batchEvents = 4096;
+    auto id = std::make_shared<std::promise<std::int64_t>>();
+    std::future<std::int64_t> future = id->get_future();
+    writer_.submit([builder = builder_, info, id](SessionWriter::Context& ctx) {
+        const std::int64_t run = builder->create(ctx.db, info);
+        ctx.afterCommit.push_back([id, run] { id->set_value(run); });
+    });
+    writer_.flush();
+    runNumber_ = static_cast<int>(future.get());
+    lastWatched_ = watched(initial);
+    batch_.events.reserve(options_.batchEvents);
+}
+
+SessionRecorder::~SessionRecorder() {
+    if (finished_) return;
+    try {
+        flush();
+        writer_.submit([builder = builder_](SessionWriter::Context& ctx) { builder->finish(ctx.db, nullptr, {}, false); });
+        writer_.flush();
+    } catch (...) {
+        // A destructor must not throw; the run stays "recording", which readers show as interrupted.
+    }
+}
+
+void SessionRecorder::onEvent(const alloc::Event& event) {
+    batch_.events.push_back(event);
+    batch_.events.back().seq = count_++;
+    if (batch_.events.size() >= options_.batchEvents) flush();
+}
+
+// Values that only move by events in one direction unless a reset or an event-less counter
+// changed them: peaks and accumulated totals never decrease; the retry and sync counters have
+// no event at all.
+std::array<std::int64_t, SessionRecorder::kWatched> SessionRecorder::watched(const alloc::DeviceStats& s) {
+    std::array<std::int64_t, kWatched> out{};
+    std::size_t i = 0;
+    for (const alloc::StatArray* array : {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes,
+                                           &s.reserved_bytes, &s.active_bytes, &s.inactive_split_bytes, &s.requested_bytes}) {
+        for (const alloc::Stat& stat : *array) {
+            out[i++] = stat.peak;
+            out[i++] = stat.allocated;
+        }
+    }
+    out[i++] = s.oversize_allocations.peak;
+    out[i++] = s.oversize_allocations.allocated;
+    out[i++] = s.oversize_segments.peak;
+    out[i++] = s.oversize_segments.allocated;
+    out[i++] = s.num_alloc_retries;
+    out[i++] = s.num_sync_all_streams;
+    out[i++] = s.num_ooms;
+    out[i++] = s.num_device_alloc;
+    out[i++] = s.num_device_free;
+    return out;
+}
+
+void SessionRecorder::syncStats(const alloc::DeviceStats& stats) {
+    const auto now = watched(stats);
+    bool fixup = false;
+    constexpr std::size_t kEventless = kWatched - 5;  // retries and syncs: any change
+    for (std::size_t i = 0; i < kWatched && !fixup; ++i) {
+        fixup = (i == kEventless || i == kEventless + 1) ? now[i] != lastWatched_[i] : now[i] < lastWatched_[i];
+    }
+    lastWatched_ = now;
+    if (!fixup) return;
+    if (!batch_.fixups.empty() && batch_.fixups.back().first == count_) batch_.fixups.back().second = stats;
+    else batch_.fixups.emplace_back(count_, stats);
+}
+
+void SessionRecorder::flush() {
+    if (batch_.events.empty() && batch_.fixups.empty()) return;
+    auto batch = std::make_shared<RecordBatch>(std::move(batch_));
+    batch_ = RecordBatch{};
+    batch_.events.reserve(options_.batchEvents);
+    auto callback = options_.onCommitted;
+    writer_.submit([builder = builder_, batch, callback](SessionWriter::Context& ctx) {
+        builder->append(ctx.db, *batch);
+        if (callback) {
+            const std::uint64_t committed = builder->eventCount();
+            ctx.afterCommit.push_back([callback, committed] { callback(committed); });
+        }
+    });
+}
+
+void SessionRecorder::finish(const alloc::StackTable* stacks, const std::string& divergence) {
+    flush();
+    finished_ = true;
+    std::shared_ptr<alloc::StackTable> copy = stacks != nullptr ? std::make_shared<alloc::StackTable>(*stacks) : nullptr;
+    writer_.submit([builder = builder_, copy, divergence](SessionWriter::Context& ctx) {
+        builder->finish(ctx.db, copy.get(), divergence, true);
+    });
+    writer_.flush();
+}
+
+}  // namespace allocscope::storage

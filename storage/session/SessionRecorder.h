@@ -1,0 +1,67 @@
+#pragma once
+// Records one run into a session: an alloc::EventSink that collects the allocator's events into
+// batches and hands each full batch to the session's writer thread (which applies, encodes and
+// commits it). The allocator thread only copies events; a slow disk makes it wait at the
+// writer's bounded queue rather than grow memory.
+//
+// Call syncStats(allocator.stats()) after every program op: the events do not reveal
+// num_alloc_retries, num_sync_all_streams or peak/accumulated resets, so when those change the
+// recorder stores the allocator's own statistics (a "stats fixup") at that point of the stream.
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "allocator/core/DeviceStats.h"
+#include "allocator/core/EventSink.h"
+#include "allocator/core/StackTable.h"
+#include "storage/session/RunBuilder.h"
+#include "storage/session/SessionTypes.h"
+#include "storage/session/SessionWriter.h"
+
+namespace allocscope::storage {
+
+struct RecorderOptions {
+    std::size_t batchEvents = 4096;
+    std::uint64_t keyframeInterval = kDefaultKeyframeInterval;  // a multiple of batchEvents is best
+    // Called on the writer thread after each commit with the run's committed event count.
+    std::function<void(std::uint64_t)> onCommitted;
+};
+
+class SessionRecorder final : public alloc::EventSink {
+public:
+    // Creates the run (numbered from 1 in creation order). `initial` = allocator.stats() before
+    // the first event (it carries max_split_size); the allocator must be fresh (no segments).
+    SessionRecorder(SessionWriter& writer, const RunInfo& info, const alloc::DeviceStats& initial,
+                    RecorderOptions options = {});
+    // Without finish(): commits what was recorded and marks the run interrupted.
+    ~SessionRecorder() override;
+    SessionRecorder(const SessionRecorder&) = delete;
+    SessionRecorder& operator=(const SessionRecorder&) = delete;
+
+    int runNumber() const { return runNumber_; }
+    std::uint64_t eventCount() const { return count_; }
+
+    // Events are renumbered from 0 in arrival order (seq), whatever the allocator stamped.
+    void onEvent(const alloc::Event& event) override;
+    void syncStats(const alloc::DeviceStats& stats);
+    // Stores stacks, summary and heatmap, marks the run complete and waits for the commit.
+    void finish(const alloc::StackTable* stacks = nullptr, const std::string& divergence = {});
+
+private:
+    static constexpr std::size_t kWatched = 9 * 3 * 2 + 4 + 5;
+    static std::array<std::int64_t, kWatched> watched(const alloc::DeviceStats& stats);
+    void flush();
+
+    SessionWriter& writer_;
+    RecorderOptions options_;
+    std::shared_ptr<RunBuilder> builder_;
+    int runNumber_ = 0;
+    std::uint64_t count_ = 0;
+    RecordBatch batch_;
+    std::array<std::int64_t, kWatched> lastWatched_{};
+    bool finished_ = false;
+};
+
+}  // namespace allocscope::storage

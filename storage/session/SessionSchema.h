@@ -1,0 +1,24 @@
+#pragma once
+// The tables of a session file and the checks that a file really is an intact AllocScope
+// session before anything reads it.
+#include <string>
+
+#include "storage/session/SqliteDb.h"
+
+namespace allocscope::storage {
+
+class SessionSchema {
+public:
+    // Creates every table of the current schema in an empty database (one transaction).
+    static void create(SqliteDb& db);
+    // Throws SessionError with a clear message if the open database is not an AllocScope
+    // session, is newer than this build, is older (needs a migration into a copy), is damaged,
+    // or has runs whose rows are missing. Reads only.
+    static void validate(SqliteDb& db, bool integrityCheck = true);
+    // Checks the first bytes of a file before SQLite sees it (empty, not SQLite at all).
+    static void checkFileHeader(const std::string& path);
+    // Copies an older session into `target` and upgrades the copy to kSchemaVersion.
+    static void migrateToCopy(const std::string& source, const std::string& target);
+};
+
+}  // namespace allocscope::storage

@@ -1,0 +1,118 @@
+#pragma once
+// The plain structs that session queries return (run list, timeline, state, heatmap, events,
+// block history). Small and copyable: the GUI's background jobs hand them to the views.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "allocator/core/DeviceStats.h"
+#include "allocator/core/Event.h"
+#include "allocator/core/SegmentInfo.h"
+#include "allocator/core/StackTable.h"
+
+namespace allocscope::storage {
+
+// What a new run is: its source and the allocator it ran on.
+struct RunInfo {
+    std::string name;
+    std::string sourceKind = "demo";  // "demo" (workload + parameters), "snapshot", "csv"
+    std::string source;               // "frag101 seed=1 steps=100", or the imported file's path
+    std::string config;               // PYTORCH_CUDA_ALLOC_CONF string
+    std::string gpu;                  // GPU preset name
+    std::uint64_t totalMemory = 0;
+    double memoryFraction = 1.0;
+};
+
+enum class RunStatus { Complete, Interrupted, Recording };
+const char* runStatusName(RunStatus status);
+
+struct RunSummary {
+    std::uint64_t opCount = 0;
+    std::int64_t peakAllocated = 0;
+    std::int64_t peakReserved = 0;
+    std::int64_t peakActive = 0;
+    std::int64_t peakRequested = 0;
+    std::vector<std::uint64_t> actionCounts;  // indexed by alloc::EventAction
+    std::int64_t numOoms = 0;
+    std::int64_t maxSegments = 0;
+    std::int64_t maxLiveBlocks = 0;
+    std::int64_t maxInactiveSplitBytes = 0;
+    double fragmentationAtPeak = 0;  // 1 - allocated / reserved when reserved peaked
+    double finalFragmentation = 0;
+    alloc::DeviceStats finalStats;
+};
+
+struct RunRow {
+    int number = 0;  // from 1, in creation order
+    RunInfo info;
+    RunStatus status = RunStatus::Complete;
+    std::string createdAt;
+    std::uint64_t eventCount = 0;
+    std::string divergence;              // import: how the replay differed from the recording
+    std::optional<RunSummary> summary;   // complete runs only
+};
+
+struct SeriesRange {
+    std::int64_t min = 0;
+    std::int64_t max = 0;
+};
+
+// One timeline bucket: min and max of each series over the events [firstSeq, lastSeq].
+struct TimelineBucket {
+    std::uint64_t firstSeq = 0;
+    std::uint64_t lastSeq = 0;
+    SeriesRange allocated, reserved, active, requested;
+};
+
+struct Timeline {
+    std::vector<TimelineBucket> buckets;
+    // false when bucket edges were widened to the 64-event sample grid (wide windows).
+    bool exact = true;
+};
+
+// The allocator's state right after event `seq` (and any event-less ops that followed it).
+struct StateAtEvent {
+    std::uint64_t seq = 0;
+    alloc::Event event;
+    std::vector<alloc::SegmentInfo> segments;
+    alloc::DeviceStats stats;
+};
+
+// One stretch of the heatmap's address axis: a reserved range laid after the previous one.
+struct AxisRange {
+    std::uint64_t address = 0;
+    std::uint64_t size = 0;
+    std::uint64_t offset = 0;  // position on the squeezed axis
+};
+
+// time x address occupancy: cell (column, row) at [column * rows + row], 0..255 = share of the
+// row's bytes that are active (allocated or pending free) / reserved at the column's event.
+struct HeatmapGrid {
+    int columns = 0;
+    int rows = 0;
+    std::vector<std::uint64_t> columnEvents;  // the event each column samples
+    std::vector<AxisRange> axis;
+    std::uint64_t axisBytes = 0;
+    std::vector<std::uint8_t> active;
+    std::vector<std::uint8_t> reserved;
+};
+
+struct EventPage {
+    std::uint64_t firstSeq = 0;
+    std::vector<alloc::Event> events;
+    std::uint64_t totalEvents = 0;  // in the run
+};
+
+struct BlockHistory {
+    std::uint64_t address = 0;
+    std::uint64_t size = 0;
+    std::uint64_t requested = 0;
+    std::uint64_t stream = 0;
+    std::optional<alloc::Event> alloc;
+    std::optional<alloc::Event> freeRequested;
+    std::optional<alloc::Event> freeCompleted;
+    alloc::Stack stack;  // the allocation's frames, innermost first
+};
+
+}  // namespace allocscope::storage

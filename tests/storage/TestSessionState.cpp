@@ -1,0 +1,127 @@
+// State at an event, rebuilt from a session file (nearest keyframe + events + stats fixups),
+// must equal what the real CachingAllocator reported at that point: segments() and stats().
+#include <QtTest>
+
+#include <random>
+
+#include "StorageTestSupport.h"
+#include "storage/session/SessionError.h"
+#include "storage/session/SessionReader.h"
+#include "storage/session/StateCursor.h"
+
+using namespace allocscope;
+using namespace storagetest;
+
+class TestSessionState : public QObject {
+    Q_OBJECT
+
+private:
+    // Records `program` under `config` and checks `samples` random event indexes.
+    void checkConfig(const std::string& config, std::size_t ops, std::size_t samples, std::uint64_t seed) {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("state.allocscope").toStdString();
+        const alloc::Program program = randomProgram(seed, ops);
+
+        // Pass 1: where the op boundaries are (the state "at event N" is the allocator's state
+        // after the last op whose events end at N, event-less ops included).
+        std::vector<std::uint64_t> boundaries;
+        recordProgram(nullptr, program, config, {}, [&](std::uint64_t count, alloc::CachingAllocator&) {
+            if (count > 0 && (boundaries.empty() || boundaries.back() != count - 1)) boundaries.push_back(count - 1);
+        });
+        QVERIFY(boundaries.size() > samples);
+        std::mt19937_64 rng(seed);
+        std::map<std::uint64_t, Truth> truth;
+        while (truth.size() < samples) truth[boundaries[rng() % boundaries.size()]] = {};
+        truth[boundaries.back()] = {};
+
+        // Pass 2: record, and keep the allocator's own state at the chosen events.
+        storage::RecorderOptions options;
+        options.batchEvents = 512;
+        options.keyframeInterval = 2048;
+        RecordedRun run;
+        {
+            storage::SessionWriter writer(path);
+            run = recordProgram(&writer, program, config, options, [&](std::uint64_t count, alloc::CachingAllocator& a) {
+                if (count == 0) return;
+                auto it = truth.find(count - 1);
+                if (it != truth.end()) it->second = Truth{a.segments(), a.stats()};
+            });
+        }
+        QVERIFY(run.events.size() > 10000);
+        std::size_t ooms = 0, maps = 0, retries = 0;
+        for (const auto& e : run.events) {
+            ooms += e.action == alloc::EventAction::Oom;
+            maps += e.action == alloc::EventAction::SegmentMap;
+            retries += e.cause == alloc::EventCause::OomRetry;
+        }
+        qInfo("%s: %zu events, %zu OOMs, %zu maps, %zu oom-retry releases, %zu samples", config.c_str(), run.events.size(), ooms,
+              maps, retries, truth.size());
+
+        storage::SessionReader reader(path);
+        storage::StateCursor cursor(reader, run.runNumber);
+        QCOMPARE(cursor.eventCount(), run.events.size());
+        for (const auto& [seq, want] : truth) {
+            const storage::StateAtEvent got = cursor.load(seq);
+            QCOMPARE(got.seq, seq);
+            QCOMPARE(got.event.action, run.events[seq].action);
+            QCOMPARE(got.event.address, run.events[seq].address);
+            const std::string layout = layoutDifference(want.segments, got.segments);
+            QVERIFY2(layout.empty(), (config + " at event " + std::to_string(seq) + ": " + layout).c_str());
+            const std::string stats = statsDifference(want.stats, got.stats);
+            QVERIFY2(stats.empty(), (config + " at event " + std::to_string(seq) + ": " + stats).c_str());
+        }
+        // The final state is the allocator's final state.
+        const auto last = cursor.load(run.events.size() - 1);
+        QVERIFY(layoutDifference(run.finalSegments, last.segments).empty());
+        QVERIFY(statsDifference(run.finalStats, last.stats).empty());
+
+        // Stepping: +1 then -1 lands on the same state as loading; -1 past the journal depth
+        // reloads. Compare against fresh loads at random places.
+        storage::StateCursor fresh(reader, run.runNumber);
+        for (int i = 0; i < 40; ++i) {
+            const std::uint64_t seq = 400 + rng() % (run.events.size() - 800);
+            cursor.load(seq);
+            for (int k = 0; k < 3; ++k) cursor.step(+1);
+            for (int k = 0; k < 300; ++k) cursor.step(-1);  // past the journal: one reload
+            const auto stepped = cursor.step(+1);
+            const auto loaded = fresh.load(seq - 300 + 3 + 1);
+            QCOMPARE(stepped.seq, loaded.seq);
+            QVERIFY(layoutDifference(loaded.segments, stepped.segments).empty());
+            QVERIFY(statsDifference(loaded.stats, stepped.stats).empty());
+        }
+    }
+
+private slots:
+    void stateMatchesAllocatorDefaultConfig() { checkConfig("default", 30000, 1000, 11); }
+    void stateMatchesAllocatorMaxSplitAndGc() { checkConfig("split", 20000, 300, 12); }
+    void stateMatchesAllocatorExpandable() { checkConfig("expandable", 20000, 300, 13); }
+
+    void eventPastTheEndIsAnError() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("s.allocscope").toStdString();
+        RecordedRun run;
+        {
+            storage::SessionWriter writer(path);
+            run = recordProgram(&writer, randomProgram(3, 200), "default");
+        }
+        storage::SessionReader reader(path);
+        storage::StateCursor cursor(reader, run.runNumber);
+        bool threw = false;
+        try {
+            cursor.load(run.events.size());
+        } catch (const storage::SessionError& e) {
+            threw = std::string(e.what()).find("past the end") != std::string::npos;
+        }
+        QVERIFY(threw);
+        threw = false;
+        try {
+            storage::StateCursor other(reader, 99);
+        } catch (const storage::SessionError& e) {
+            threw = std::string(e.what()).find("no run 99") != std::string::npos;
+        }
+        QVERIFY(threw);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSessionState)
+#include "TestSessionState.moc"
