@@ -2,6 +2,7 @@
 // caret under the offending token) and the JSON object.
 #include <QtTest>
 
+#include <QProcess>
 #include <sstream>
 
 #include "app/cli/VerbRegistry.h"
@@ -131,6 +132,28 @@ private slots:
         QCOMPARE(error.error, QJsonParseError::NoError);
         QCOMPARE(o["input"].toString(), QString("fo\"o\\\x01:1"));
         QCOMPARE(o["pytorch_message"].toString(), QString("Unrecognized key 'fo\"o\\\x01' in CUDA allocator config."));
+    }
+
+    // The built binary, as a shell would run it: exit status and stdout/stderr split.
+    void realProcess() {
+        const QString exe = qEnvironmentVariable("ALLOCSCOPE_CLI");
+        if (exe.isEmpty() || !QFileInfo::exists(exe)) QSKIP("ALLOCSCOPE_CLI not built");
+        struct Case {
+            QStringList args;
+            int code;
+        };
+        for (const Case& c : {Case{{"config", "max_split_size_mb:128"}, 0}, Case{{"config", "max_split_size_mb=128"}, 1},
+                              Case{{"config"}, 2}, Case{{"config", "--nope", "x"}, 2}}) {
+            QProcess p;
+            p.start(exe, c.args);
+            QVERIFY(p.waitForFinished(30000));
+            QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+            QCOMPARE(p.exitCode(), c.code);
+            if (c.code == 2) {
+                QVERIFY(p.readAllStandardOutput().isEmpty());
+                QVERIFY(!p.readAllStandardError().isEmpty());
+            }
+        }
     }
 
     void helpListsTheVerb() {
