@@ -30,6 +30,7 @@ public:
         }
         if (index == dense_.size()) {
             dense_.push_back(ref);
+            if (sparse_.empty()) return;
             // Pull in sparse entries that are now contiguous.
             for (auto it = sparse_.find(dense_.size()); it != sparse_.end(); it = sparse_.find(dense_.size())) {
                 dense_.push_back(it->second);

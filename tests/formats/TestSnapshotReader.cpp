@@ -1,0 +1,299 @@
+// PyValue tree -> Snapshot: the twelve real PyTorch 2.11 snapshots with exact counts (computed
+// once with python3's pickle), the JSON form, keys by presence, and error paths.
+#include <QtTest>
+
+#include <limits>
+
+#include "storage/formats/FormatError.h"
+#include "storage/formats/JsonReader.h"
+#include "storage/formats/SnapshotReader.h"
+#include "tests/formats/FormatsTestData.h"
+
+using namespace allocscope::formats;
+
+#define EXPECT_SNAPSHOT_ERROR(input, needle)                                                        \
+    do {                                                                                            \
+        bool thrown_ = false;                                                                       \
+        try {                                                                                       \
+            SnapshotReader::read(input);                                                            \
+        } catch (const FormatError& e) {                                                            \
+            thrown_ = true;                                                                         \
+            QVERIFY2(std::string(e.what()).find(needle) != std::string::npos, e.what());            \
+        }                                                                                           \
+        QVERIFY2(thrown_, "expected a FormatError");                                                \
+    } while (0)
+
+namespace {
+
+// Expected values, from python3:
+//   s = pickle.load(f); dt = s["device_traces"][0]; counts of actions; sums mod 2**64.
+struct Expected {
+    const char* name;
+    size_t segments, blocks, entries, annotations;
+    size_t alloc, freeCompleted, segmentAlloc, segmentFree, segmentMap, segmentUnmap, frames;
+    uint64_t sumSize, sumAddr, sumTime, sumTotalSize;
+};
+
+const Expected kExpected[] = {
+    {"frag101__default", 2, 2, 560, 0, 152, 152, 53, 51, 0, 0, 1731, 6905649664ull, 78522131012063232ull, 1005377897252904987ull, 203423744ull},
+    {"frag101__expandable", 2, 2, 508, 0, 152, 152, 0, 0, 51, 1, 1525, 6846929408ull, 40890737709056ull, 912021384612458868ull, 211812352ull},
+    {"frag101__gc06_msplit256", 2, 2, 560, 0, 152, 152, 53, 51, 0, 0, 1731, 6905649664ull, 78545994924101632ull, 1005377917307797086ull, 203423744ull},
+    {"frag101__msplit128", 2, 2, 560, 0, 152, 152, 53, 51, 0, 0, 1731, 6905649664ull, 78510556075200512ull, 1005377911212822407ull, 203423744ull},
+    {"frag101__rup4", 2, 2, 660, 0, 152, 152, 103, 101, 0, 0, 2081, 6905649664ull, 92483190271377408ull, 1184909695079388145ull, 203423744ull},
+    {"kv_growth_limited__default", 28, 28, 1650, 0, 480, 480, 119, 91, 0, 0, 4780, 145334730752ull, 230937069594083328ull, 2962274497099530772ull, 3036676096ull},
+    {"kv_growth_limited__expandable", 1, 1, 1482, 0, 480, 480, 0, 0, 42, 0, 4276, 122333167616ull, 20292687626240ull, 2660661111085241927ull, 2663383040ull},
+    {"train_gpt__default", 67, 71, 8131, 20, 2690, 2687, 67, 0, 0, 0, 26939, 142200752415ull, 1142713459185350144ull, 14597728552083060215ull, 4905238528ull},
+    {"train_gpt__expandable", 2, 8, 8121, 20, 2690, 2687, 0, 0, 57, 0, 26818, 141999425823ull, 414010451010560ull, 14579775454398118265ull, 4703911936ull},
+    {"train_gpt__gc06_msplit256", 81, 83, 8145, 20, 2690, 2687, 81, 0, 0, 0, 27000, 142452410655ull, 1140419273389307392ull, 14622863282663239949ull, 5156896768ull},
+    {"train_gpt__msplit128", 81, 83, 8145, 20, 2690, 2687, 81, 0, 0, 0, 27000, 142452410655ull, 1142329884524213760ull, 14622863173208375893ull, 5156896768ull},
+    {"train_gpt__rup4", 70, 74, 8134, 20, 2690, 2687, 70, 0, 0, 0, 26969, 142330775839ull, 1135836469919664128ull, 14603114869740270679ull, 5035261952ull},
+};
+
+}  // namespace
+
+class TestSnapshotReader : public QObject {
+    Q_OBJECT
+
+private slots:
+    void realSnapshots_data();
+    void realSnapshots();
+    void realSnapshotSettings();
+    void firstEventAndSegmentExactly();
+    void jsonSampleEqualsPickle();
+    void everyProtocolGivesTheSameSnapshot();
+    void detectsEncoding();
+    void missingOptionalKeys();
+    void bareListOfSegments();
+    void oomEntryHasDeviceFreeNotAddr();
+    void sixtyFourBitValues();
+    void keyPathInErrors();
+    void notASnapshot();
+    void unreadableFile();
+};
+
+void TestSnapshotReader::realSnapshots_data() {
+    QTest::addColumn<int>("index");
+    for (int i = 0; i < int(std::size(kExpected)); ++i) QTest::newRow(kExpected[i].name) << i;
+}
+
+void TestSnapshotReader::realSnapshots() {
+    QFETCH(int, index);
+    const Expected& x = kExpected[index];
+    const Snapshot s = SnapshotReader::readFile(formats_test::dataPath(QString("traces/%1.pickle").arg(x.name)));
+    QCOMPARE(s.segments.size(), x.segments);
+    size_t blocks = 0;
+    uint64_t total = 0;
+    for (const SnapshotSegment& seg : s.segments) {
+        blocks += seg.blocks.size();
+        total += seg.total_size;
+        // Blocks tile their segment.
+        uint64_t sum = 0;
+        for (const SnapshotBlock& b : seg.blocks) sum += b.size;
+        QCOMPARE(sum, seg.total_size);
+    }
+    QCOMPARE(blocks, x.blocks);
+    QCOMPARE(total, x.sumTotalSize);
+    QCOMPARE(s.device_traces.size(), size_t(1));
+    const std::vector<TraceEntry>& dt = s.device_traces[0];
+    QCOMPARE(dt.size(), x.entries);
+    QCOMPARE(s.external_annotations.size(), x.annotations);
+    size_t alloc = 0, freeCompleted = 0, segAlloc = 0, segFree = 0, segMap = 0, segUnmap = 0, frames = 0;
+    uint64_t sumSize = 0, sumAddr = 0, sumTime = 0;
+    for (const TraceEntry& e : dt) {
+        alloc += e.action == "alloc";
+        freeCompleted += e.action == "free_completed";
+        segAlloc += e.action == "segment_alloc";
+        segFree += e.action == "segment_free";
+        segMap += e.action == "segment_map";
+        segUnmap += e.action == "segment_unmap";
+        frames += e.frames.size();
+        sumSize += e.size;
+        sumAddr += e.addr;
+        sumTime += static_cast<uint64_t>(e.time_us);
+        QVERIFY(e.has_addr);
+        QCOMPARE(e.compile_context, std::string("N/A"));
+    }
+    QCOMPARE(alloc, x.alloc);
+    QCOMPARE(freeCompleted, x.freeCompleted);
+    QCOMPARE(segAlloc, x.segmentAlloc);
+    QCOMPARE(segFree, x.segmentFree);
+    QCOMPARE(segMap, x.segmentMap);
+    QCOMPARE(segUnmap, x.segmentUnmap);
+    QCOMPARE(frames, x.frames);
+    QCOMPARE(sumSize, x.sumSize);
+    QCOMPARE(sumAddr, x.sumAddr);
+    QCOMPARE(sumTime, x.sumTime);
+}
+
+void TestSnapshotReader::realSnapshotSettings() {
+    const Snapshot a = SnapshotReader::readFile(formats_test::dataPath("traces/frag101__gc06_msplit256.pickle"));
+    const AllocatorSettings& s = a.allocator_settings;
+    QVERIFY(s.present);
+    QCOMPARE(*s.conf, std::string("garbage_collection_threshold:0.6,max_split_size_mb:256"));
+    QCOMPARE(*s.max_split_size, int64_t(268435456));
+    QCOMPARE(*s.garbage_collection_threshold, 0.6);
+    QCOMPARE(*s.expandable_segments, false);
+    QCOMPARE(*s.pinned_num_register_threads, int64_t(1));
+    QCOMPARE(*s.graph_capture_record_stream_reuse, false);
+    QVERIFY(!s.max_round_threshold.has_value());
+    QVERIFY(s.roundup_present);
+    QCOMPARE(s.roundup_power2_divisions.size(), size_t(16));
+    QCOMPARE(s.roundup_power2_divisions.begin()->first, uint64_t(1));
+    QCOMPARE(s.roundup_power2_divisions.rbegin()->first, uint64_t(32768));
+
+    const Snapshot d = SnapshotReader::readFile(formats_test::dataPath("traces/frag101__default.pickle"));
+    QCOMPARE(*d.allocator_settings.conf, std::string());
+    QCOMPARE(*d.allocator_settings.max_split_size, int64_t(-1));  // unlimited
+    const Snapshot r = SnapshotReader::readFile(formats_test::dataPath("traces/frag101__rup4.pickle"));
+    for (const auto& [bucket, divisions] : r.allocator_settings.roundup_power2_divisions) QCOMPARE(divisions, uint64_t(4));
+    const Snapshot e = SnapshotReader::readFile(formats_test::dataPath("traces/train_gpt__expandable.pickle"));
+    QCOMPARE(*e.allocator_settings.expandable_segments, true);
+    QVERIFY(e.segments[0].is_expandable);
+    const Annotation& ann = e.external_annotations.front();
+    QCOMPARE(ann.stage, std::string("START"));
+    QCOMPARE(ann.name, std::string("Optimizer.step#AdamW.step"));
+}
+
+void TestSnapshotReader::firstEventAndSegmentExactly() {
+    const Snapshot s = SnapshotReader::readFile(formats_test::dataPath("traces/frag101__default.pickle"));
+    const TraceEntry& e = s.device_traces[0][0];
+    QCOMPARE(e.action, std::string("segment_alloc"));
+    QCOMPARE(e.addr, uint64_t(140219003174912));
+    QCOMPARE(e.size, uint64_t(2097152));
+    QCOMPARE(e.stream, uint64_t(0));
+    QCOMPARE(e.time_us, int64_t(1795317673655681));
+    QCOMPARE(e.user_metadata, std::string());
+    QCOMPARE(e.frames.size(), size_t(3));
+    QCOMPARE(e.frames[0], (SnapshotFrame{"tracegen.py", 71, "w_frag101"}));
+    QCOMPARE(e.frames[2], (SnapshotFrame{"tracegen.py", 193, "<module>"}));
+    const SnapshotSegment& g = s.segments[0];
+    QCOMPARE(g.device, int64_t(0));
+    QCOMPARE(g.address, uint64_t(140218367737856));
+    QCOMPARE(g.total_size, uint64_t(201326592));
+    QCOMPARE(g.segment_type, std::string("large"));
+    QCOMPARE(g.segment_pool_id, (std::pair<uint64_t, uint64_t>{0, 0}));
+    QCOMPARE(g.blocks.size(), size_t(1));
+    QCOMPARE(g.blocks[0].requested_size, uint64_t(200000000));
+    QCOMPARE(g.blocks[0].state, std::string("inactive"));
+    QCOMPARE(s.segments[1].segment_type, std::string("small"));
+}
+
+void TestSnapshotReader::jsonSampleEqualsPickle() {
+    const Snapshot fromPickle = SnapshotReader::readFile(formats_test::dataPath("traces/frag101__default.pickle"));
+    const std::string json = formats_test::bytes("samples/frag101__default.snapshot.json");
+    QCOMPARE(SnapshotReader::detect(json), SnapshotReader::Encoding::Json);
+    const Snapshot fromJson = SnapshotReader::read(json);
+    QCOMPARE(fromJson.device_traces[0].size(), size_t(560));
+    QVERIFY(fromJson == fromPickle);
+}
+
+void TestSnapshotReader::everyProtocolGivesTheSameSnapshot() {
+    // Protocol 2 (JIT-pickler shape: BINPUT memo, BINUNICODE) and 5 (Python 3.14's default).
+    const Snapshot p4 = SnapshotReader::readFile(formats_test::dataPath("traces/frag101__default.pickle"));
+    const Snapshot p2 = SnapshotReader::readFile(formats_test::dataPath("samples/frag101__default.protocol2.pickle"));
+    const Snapshot p5 = SnapshotReader::readFile(formats_test::dataPath("samples/frag101__default.protocol5.pickle"));
+    QCOMPARE(p2.device_traces[0].size(), size_t(560));
+    QVERIFY(p2 == p4);
+    QVERIFY(p5 == p4);
+}
+
+void TestSnapshotReader::detectsEncoding() {
+    QCOMPARE(SnapshotReader::detect("\x80\x04}."), SnapshotReader::Encoding::Pickle);
+    QCOMPARE(SnapshotReader::detect(" \n{}"), SnapshotReader::Encoding::Json);
+    QCOMPARE(SnapshotReader::detect("\xEF\xBB\xBF[]"), SnapshotReader::Encoding::Json);
+    QCOMPARE(SnapshotReader::detect("}"), SnapshotReader::Encoding::Pickle);  // EMPTY_DICT, not JSON
+    QCOMPARE(SnapshotReader::detect(""), SnapshotReader::Encoding::Pickle);
+}
+
+void TestSnapshotReader::missingOptionalKeys() {
+    // An old-style snapshot: no block addresses, no traces, no settings; blocks tile the segment.
+    const Snapshot s = SnapshotReader::read(R"({"segments": [{"address": 4096, "total_size": 2048,
+        "blocks": [{"size": 512, "state": "active_allocated"}, {"size": 1536, "state": "active_awaiting_free"}]}]})");
+    QCOMPARE(s.segments.size(), size_t(1));
+    QCOMPARE(s.segments[0].blocks[0].address, uint64_t(4096));
+    QCOMPARE(s.segments[0].blocks[1].address, uint64_t(4608));
+    QCOMPARE(s.segments[0].blocks[1].state, std::string("active_awaiting_free"));
+    QVERIFY(s.device_traces.empty());
+    QVERIFY(!s.allocator_settings.present);
+    QVERIFY(!s.allocator_settings.conf.has_value());
+    QVERIFY(s.external_annotations.empty());
+    // Unknown keys (newer PyTorch) are ignored.
+    const Snapshot t = SnapshotReader::read(R"({"segments": [], "host_segments": [1], "device_traces": [[],
+        [{"action": "alloc", "addr": 1, "size": 2, "forward_frames": ["x"], "internal_metadata": {}}]]})");
+    QCOMPARE(t.device_traces.size(), size_t(2));
+    QVERIFY(t.device_traces[0].empty());
+    QCOMPARE(t.device_traces[1][0].size, uint64_t(2));
+    QVERIFY(t.device_traces[1][0].frames.empty());
+}
+
+void TestSnapshotReader::bareListOfSegments() {
+    const Snapshot s = SnapshotReader::read(R"([{"address": 1024, "total_size": 512, "blocks": []}])");
+    QCOMPARE(s.segments.size(), size_t(1));
+    QCOMPARE(s.segments[0].address, uint64_t(1024));
+}
+
+void TestSnapshotReader::oomEntryHasDeviceFreeNotAddr() {
+    const Snapshot s = SnapshotReader::read(R"({"segments": [], "device_traces": [[
+        {"action": "oom", "device_free": 123456, "size": 2097152, "stream": 0, "time_us": 5,
+         "pool_id": [1, 2]}]]})");
+    const TraceEntry& e = s.device_traces[0][0];
+    QVERIFY(!e.has_addr);
+    QVERIFY(e.has_device_free);
+    QCOMPARE(e.device_free, uint64_t(123456));
+    QVERIFY(e.has_pool_id);
+    QCOMPARE(e.pool_id, (std::pair<uint64_t, uint64_t>{1, 2}));
+}
+
+void TestSnapshotReader::sixtyFourBitValues() {
+    const Snapshot s = SnapshotReader::read(R"({"segments": [{"address": 18446744073709551615, "total_size": 0,
+        "stream": -1, "device": -1}], "allocator_settings": {"max_split_size": 18446744073709551615}})");
+    QCOMPARE(s.segments[0].address, std::numeric_limits<uint64_t>::max());
+    QCOMPARE(s.segments[0].stream, std::numeric_limits<uint64_t>::max());  // int64 -1, kept as bits
+    QCOMPARE(s.segments[0].device, int64_t(-1));
+    QCOMPARE(*s.allocator_settings.max_split_size, int64_t(-1));  // SIZE_MAX written unsigned
+    EXPECT_SNAPSHOT_ERROR(R"({"segments": [{"address": 1, "total_size": 1, "device": 9223372036854775808}]})",
+                          "does not fit a signed 64-bit integer (segments[0].device, byte ");
+}
+
+void TestSnapshotReader::keyPathInErrors() {
+    EXPECT_SNAPSHOT_ERROR(R"({"segments": [], "device_traces": [[{"action": "alloc"}, {"action": "alloc", "size": "9"}]]})",
+                          "expected an int, found a str (device_traces[0][1].size, byte 85)");
+    EXPECT_SNAPSHOT_ERROR(R"({"segments": [{"address": 1, "total_size": 2, "blocks": [{"size": 2}]}]})",
+                          "missing key 'state' (segments[0].blocks[0]");
+    EXPECT_SNAPSHOT_ERROR(R"({"segments": [{"address": 1, "total_size": 2, "frames": [{"line": 1.5}]}]})",
+                          "expected an int, found a float (segments[0].frames[0].line");
+    EXPECT_SNAPSHOT_ERROR(R"({"segments": [], "allocator_settings": {"roundup_power2_divisions": {"x1": 4}}})",
+                          "size bucket key 'x1' is not a decimal number (allocator_settings.roundup_power2_divisions");
+    EXPECT_SNAPSHOT_ERROR(R"({"segments": [{"address": 1, "total_size": 2, "segment_pool_id": [0]}]})",
+                          "expected 2 items, found 1 (segments[0].segment_pool_id");
+    EXPECT_SNAPSHOT_ERROR(R"({"segments": [], "external_annotations": [{"stage": true}]})",
+                          "expected a str, found a bool (external_annotations[0].stage");
+    EXPECT_SNAPSHOT_ERROR(R"({"segments": [{"address": -5, "total_size": 2}]})", "negative value -5");
+    EXPECT_SNAPSHOT_ERROR(R"({"segments": [], "device_traces": [{"action": "alloc"}]})",
+                          "expected a list, found a dict (device_traces[0]");
+    // Pickle byte offsets too: the wrong value's position in the file.
+    EXPECT_SNAPSHOT_ERROR(formats_test::bytes("hostile/pickle/wrong_type_trace_size.pickle"),
+                          "expected an int, found a str (device_traces[0][17].size, byte ");
+}
+
+void TestSnapshotReader::notASnapshot() {
+    EXPECT_SNAPSHOT_ERROR(std::string("\x80\x04K*."), "top level is an int, expected a dict (a PyTorch memory snapshot) (top level, byte 2)");
+    EXPECT_SNAPSHOT_ERROR(R"({"device_traces": []})", "missing key 'segments'");
+    EXPECT_SNAPSHOT_ERROR("PK\x03\x04", "opcode");  // a zip (torch.save) is no pickle snapshot
+}
+
+void TestSnapshotReader::unreadableFile() {
+    EXPECT_SNAPSHOT_ERROR(std::string("\x80\x04"), "no STOP");
+    bool thrown = false;
+    try {
+        SnapshotReader::readFile("does/not/exist.pickle");
+    } catch (const FormatError& e) {
+        thrown = true;
+        QCOMPARE(e.location(), std::string("does/not/exist.pickle"));
+        QVERIFY(std::string(e.what()).find("cannot open file") != std::string::npos);
+    }
+    QVERIFY(thrown);
+}
+
+QTEST_GUILESS_MAIN(TestSnapshotReader)
+#include "TestSnapshotReader.moc"
