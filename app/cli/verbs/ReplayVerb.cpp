@@ -164,10 +164,7 @@ int runReplay(VerbContext& ctx) {
     std::string error;
     const std::optional<ResolvedDevice> device = resolveDevice(args.device, error);
     if (!device) return badInput(ctx, error, "--gpu");
-    if (device->defaulted) {
-        ctx.err << "allocscope-cli: no --total-memory or --gpu given: simulating " << device->name << " ("
-                << device->totalMemory << " B)\n";
-    }
+    bool announced = false;  // the default GPU is announced once, after the input was judged valid
 
     for (const alloc::RecordedTrace& trace : traces) {
         const std::string recordedText = trace.settings.value_or("");
@@ -203,6 +200,11 @@ int runReplay(VerbContext& ctx) {
             return badInput(ctx, "no device " + std::to_string(trace.device) + " in the trace to compare with", *args.compareWith);
         }
         options.expected = compare;
+        if (device->defaulted && !announced) {
+            ctx.err << "allocscope-cli: no --total-memory or --gpu given: simulating " << device->name << " ("
+                    << device->totalMemory << " B)\n";
+            announced = true;
+        }
         std::unique_ptr<alloc::PlacementModel> model;
         alloc::ReplayResult result;
         if (exact) {

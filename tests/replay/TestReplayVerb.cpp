@@ -1,0 +1,175 @@
+// `allocscope-cli replay`: what a user sees. Exit codes (0 replayed, 1 bad input with one line
+// "allocscope-cli: <what> (<where>)", 2 usage), --stats-json - keeps stdout pure JSON, the
+// summary and segments match PyTorch's, the default GPU is announced, a what-if OOM says where
+// the program would have raised, and input files are never written.
+#include <QCryptographicHash>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QtTest>
+
+#include "ReplayTestData.h"
+#include "storage/import/TraceImport.h"
+
+namespace {
+
+struct CliRun {
+    int code = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+CliRun cli(const QStringList& args) {
+    QProcess p;
+    p.start(QString::fromLocal8Bit(qgetenv("ALLOCSCOPE_CLI")), QStringList{"replay"} + args);
+    p.waitForFinished(120000);
+    return CliRun{p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+                  p.readAllStandardError()};
+}
+
+QString trace(const QString& file) { return replaytest::tracesDir() + "/" + file; }
+
+QByteArray sha(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256);
+}
+
+bool oneErrorLine(const QByteArray& err) {
+    const QList<QByteArray> lines = err.trimmed().split('\n');
+    return lines.size() == 1 && lines[0].startsWith("allocscope-cli: ") && lines[0].endsWith(")");
+}
+
+}  // namespace
+
+class TestReplayVerb : public QObject {
+    Q_OBJECT
+
+private slots:
+    void statsJsonOnStdoutIsExact() {
+        const replaytest::GroundTruth truth = replaytest::loadGroundTruth("kv_growth_limited__default");
+        const QByteArray before = sha(trace("kv_growth_limited__default.pickle"));
+        const CliRun r = cli({trace("kv_growth_limited__default.pickle"), "--total-memory", "85017493504",
+                              "--memory-fraction", "0.05", "--stats-json", "-"});
+        QCOMPARE(r.code, 0);
+        QJsonParseError error;
+        const QJsonDocument doc = QJsonDocument::fromJson(r.out, &error);
+        QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString() + ": " + r.out.left(200)));
+        const QJsonObject o = doc.object();
+        QCOMPARE(o.size(), 122);
+        for (const auto& [key, value] : truth.stats) {
+            QCOMPARE(static_cast<std::int64_t>(o.value(QString::fromStdString(key)).toDouble()), value);
+        }
+        QVERIFY2(!r.err.contains("diverges"), r.err.constData());
+        QVERIFY(!r.err.contains("simulating"));  // --total-memory given: nothing to announce
+        QCOMPARE(sha(trace("kv_growth_limited__default.pickle")), before);
+    }
+
+    void summaryAndDefaultGpu() {
+        const replaytest::GroundTruth truth = replaytest::loadGroundTruth("frag101__default");
+        const CliRun r = cli({trace("frag101__default.pickle"), "--summary"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.err.contains("simulating h100-80gb"), r.err.constData());
+        QVERIFY2(r.out.contains(QByteArray::fromStdString(truth.summary)), r.out.constData());
+        QVERIFY(r.out.contains("reproduces the recording"));
+    }
+
+    void segmentsJsonMatchesSnapshot() {
+        const CliRun r = cli({trace("train_gpt__expandable.pickle"), "--segments-json", "segments.json"});
+        QCOMPARE(r.code, 0);
+        QFile f("segments.json");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonArray segments = QJsonDocument::fromJson(f.readAll()).array();
+        const auto traces = allocscope::storage::importTraceFile(trace("train_gpt__expandable.pickle").toStdString());
+        const auto& want = *traces.front().finalSegments;
+        QCOMPARE(static_cast<std::size_t>(segments.size()), want.size());
+        for (qsizetype i = 0; i < segments.size(); ++i) {
+            const QJsonObject s = segments[i].toObject();
+            QCOMPARE(static_cast<std::uint64_t>(s.value("address").toDouble()), want[i].address);
+            QCOMPARE(static_cast<std::uint64_t>(s.value("total_size").toDouble()), want[i].totalSize);
+            QCOMPARE(s.value("is_expandable").toBool(), want[i].isExpandable);
+            QCOMPARE(static_cast<std::size_t>(s.value("blocks").toArray().size()), want[i].blocks.size());
+            for (const QJsonValue& b : s.value("blocks").toArray()) {
+                const QString state = b.toObject().value("state").toString();
+                QVERIFY(state == "active_allocated" || state == "inactive" || state == "active_pending_free");
+            }
+        }
+    }
+
+    void csvReplaysWithGivenConfig() {
+        const replaytest::GroundTruth truth = replaytest::loadGroundTruth("train_gpt__msplit128");
+        const CliRun r = cli({trace("train_gpt__msplit128.csv"), "--config", "max_split_size_mb:128", "--stats-json", "-"});
+        QCOMPARE(r.code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(static_cast<std::int64_t>(o.value("reserved_bytes.all.peak").toDouble()),
+                 truth.stats.at("reserved_bytes.all.peak"));
+        QCOMPARE(static_cast<std::int64_t>(o.value("max_split_size").toDouble()), truth.stats.at("max_split_size"));
+    }
+
+    void whatIfOomSaysWhere() {
+        const CliRun r = cli({trace("train_gpt__default.pickle"), "--config", "expandable_segments:True",
+                              "--memory-fraction", "0.01", "--gpu", "h100-80gb"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.err.contains("the program would have raised at op "), r.err.constData());
+        QVERIFY(r.err.contains("CUDA out of memory."));
+        QVERIFY(r.out.contains("what-if"));
+        const CliRun c = cli({trace("train_gpt__default.pickle"), "--config", "expandable_segments:True",
+                              "--memory-fraction", "0.01", "--continue-after-oom", "--stats-json", "-"});
+        QCOMPARE(c.code, 0);
+        QVERIFY(QJsonDocument::fromJson(c.out).object().value("num_ooms").toDouble() > 1);
+    }
+
+    void usageErrors_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::newRow("no trace") << QStringList{};
+        QTest::newRow("unknown option") << QStringList{trace("frag101__default.pickle"), "--frobnicate"};
+        QTest::newRow("fraction out of range") << QStringList{trace("frag101__default.pickle"), "--memory-fraction", "2"};
+        QTest::newRow("fraction not a number") << QStringList{trace("frag101__default.pickle"), "--memory-fraction", "x"};
+        QTest::newRow("missing value") << QStringList{trace("frag101__default.pickle"), "--config"};
+        QTest::newRow("total and gpu") << QStringList{trace("frag101__default.pickle"), "--total-memory", "1000000", "--gpu", "24gb"};
+        QTest::newRow("two traces") << QStringList{trace("frag101__default.pickle"), trace("frag101__rup4.pickle")};
+    }
+    void usageErrors() {
+        QFETCH(QStringList, args);
+        const CliRun r = cli(args);
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.out.isEmpty());
+    }
+
+    void badInput_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QByteArray>("mentions");
+        QTest::newRow("missing file") << QStringList{"no-such-file.pickle"} << QByteArray("no-such-file.pickle");
+        QTest::newRow("bad config") << QStringList{trace("frag101__default.pickle"), "--config", "max_split_size_mb:19"}
+                                    << QByteArray("--config");
+        QTest::newRow("unknown gpu") << QStringList{trace("frag101__default.pickle"), "--gpu", "tpu"} << QByteArray("tpu");
+        QTest::newRow("async backend") << QStringList{trace("frag101__default.pickle"), "--config", "backend:cudaMallocAsync"}
+                                       << QByteArray("cudaMallocAsync");
+    }
+    void badInput() {
+        QFETCH(QStringList, args);
+        QFETCH(QByteArray, mentions);
+        const CliRun r = cli(args);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(oneErrorLine(r.err), r.err.constData());
+        QVERIFY2(r.err.contains(mentions), r.err.constData());
+    }
+
+    void garbageFileIsBadInput() {
+        QFile f("garbage.pickle");
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("\x80\x04\x95garbage that is not a pickle");
+        f.close();
+        const QByteArray before = sha("garbage.pickle");
+        const CliRun r = cli({"garbage.pickle"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(oneErrorLine(r.err), r.err.constData());
+        QVERIFY(r.err.contains("garbage.pickle"));
+        QCOMPARE(sha("garbage.pickle"), before);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestReplayVerb)
+#include "TestReplayVerb.moc"
