@@ -1,0 +1,47 @@
+// The CUDA backend's behaviour checks (tests/gpu/CudaChecks.h) as a plain executable, for the GPU
+// machine, which has no Qt (the same checks run as the Qt test TestCudaDevice where Qt is).
+// Also the workload compute-sanitizer runs: every path of CudaDevice (cudaMalloc, the
+// virtual-memory API, translation, touch) and of CudaAsyncBackend.
+//
+//   bench_gpu_checks [--smoke]     without a GPU: prints "no GPU: ..." and exits 0.
+// Prints one PASS/FAIL line per check and "N passed, M failed"; exit 1 if any failed.
+#include <cstdio>
+#include <string>
+
+#ifdef ALLOCSCOPE_HAVE_CUDA
+#include "allocator/device/cuda/CudaDevice.h"
+#include "tests/gpu/CudaChecks.h"
+#endif
+
+int main(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        if (std::string(argv[i]) != "--smoke") {
+            std::fprintf(stderr, "bench_gpu_checks: bad argument '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+#ifdef ALLOCSCOPE_HAVE_CUDA
+    if (auto reason = allocscope::alloc::CudaDevice::unavailableReason(0)) {
+        std::printf("%s\n", reason->c_str());
+        return 0;
+    }
+    int passed = 0;
+    int failed = 0;
+    for (const auto& check : allocscope::gpu::checks::all()) {
+        const std::string failure = allocscope::gpu::checks::run(check);
+        if (failure.empty()) {
+            ++passed;
+            std::printf("PASS %s\n", check.name);
+        } else {
+            ++failed;
+            std::printf("FAIL %s: %s\n", check.name, failure.c_str());
+        }
+        std::fflush(stdout);
+    }
+    std::printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+#else
+    std::printf("no GPU: built without CUDA support\n");
+    return 0;
+#endif
+}
