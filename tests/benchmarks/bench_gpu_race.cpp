@@ -26,7 +26,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +36,7 @@
 #include "allocator/core/EventSink.h"
 #include "allocator/core/Op.h"
 #include "allocator/core/SegmentInfo.h"
+#include "tests/gpu/FlatStatsJson.h"
 #include "tests/gpu/RaceOps.h"
 
 #ifdef ALLOCSCOPE_HAVE_CUDA
@@ -210,18 +210,7 @@ void probe(const RaceOps& race, std::size_t count, Alloc alloc, Free release, In
 void writeStatsJson(const std::string& dir, const std::string& name, const DeviceStats& stats) {
     if (dir.empty()) return;
     const std::string path = dir + "/" + name;
-    std::ofstream out(path);
-    if (!out) {
-        std::fprintf(stderr, "bench_gpu_race: cannot write %s\n", path.c_str());
-        return;
-    }
-    out << "{";
-    bool first = true;
-    for (const auto& [key, value] : stats.flatten()) {
-        out << (first ? "" : ",") << "\n  \"" << key << "\": " << value;
-        first = false;
-    }
-    out << "\n}\n";
+    if (!allocscope::gpu::writeFlatStatsJson(path, stats)) std::fprintf(stderr, "bench_gpu_race: cannot write %s\n", path.c_str());
 }
 
 struct Row {
