@@ -1,0 +1,121 @@
+// The workload verbs of allocscope-cli: workloads, run, compare, recommend (exit codes, error
+// format, byte-identical event CSVs, tables and JSON).
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QtTest>
+
+#include <sstream>
+
+#include "app/cli/VerbRegistry.h"
+
+namespace {
+struct CliResult {
+    int code;
+    std::string out, err;
+};
+CliResult cli(std::vector<std::string> args) {
+    args.insert(args.begin(), "allocscope-cli");
+    std::ostringstream out, err;
+    const int code = allocscope::cli::runCli(args, out, err);
+    return {code, out.str(), err.str()};
+}
+}  // namespace
+
+class TestWorkloadsCli : public QObject {
+    Q_OBJECT
+private slots:
+    void workloadsListsAllInTextAndJson() {
+        const CliResult text = cli({"workloads"});
+        QCOMPARE(text.code, 0);
+        QVERIFY(text.out.find("fragmentation-101") != std::string::npos);
+        const CliResult json = cli({"workloads", "--json"});
+        QCOMPARE(json.code, 0);
+        const QJsonArray all = QJsonDocument::fromJson(QByteArray::fromStdString(json.out)).array();
+        QVERIFY(all.size() >= 8);
+        for (const auto& v : all) {
+            const QJsonObject w = v.toObject();
+            QVERIFY(!w.value("name").toString().isEmpty());
+            QVERIFY(!w.value("params").toArray().isEmpty());
+        }
+        QCOMPARE(cli({"workloads", "--bogus"}).code, 2);
+    }
+
+    void runEventsCsvIsByteIdenticalPerSeed() {
+        const std::vector<std::string> base = {"run", "random-mix", "--param", "events=3000", "--events-csv", "-"};
+        auto withSeed = [&](const char* seed) {
+            auto a = base;
+            a.push_back("--seed");
+            a.push_back(seed);
+            return cli(a);
+        };
+        const CliResult a = withSeed("4"), b = withSeed("4"), c = withSeed("5");
+        QCOMPARE(a.code, 0);
+        QVERIFY(a.out.rfind("seq,op,action,address,size,rounded_size,stream,segment,pool,cause,stack\n", 0) == 0);
+        QVERIFY(a.out.size() > 3000 * 20);
+        QVERIFY(a.out == b.out);
+        QVERIFY(a.out != c.out);
+        QVERIFY(a.err.find("peak reserved") != std::string::npos);  // the report went to stderr
+    }
+
+    void runThatOomsIsAResult() {
+        const CliResult r = cli({"run", "oom-with-free-memory"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.find("Tried to allocate 256.00 MiB") != std::string::npos);
+        const CliResult e = cli({"run", "oom-with-free-memory", "--config", "expandable_segments:True"});
+        QCOMPARE(e.code, 0);
+        QVERIFY(e.out.find("OOM") == std::string::npos);
+    }
+
+    void badInputExitsOneWithWhatAndWhere() {
+        const CliResult p = cli({"run", "fragmentation-101", "--param", "tensors=-3"});
+        QCOMPARE(p.code, 1);
+        QCOMPARE(QString::fromStdString(p.err).trimmed(),
+                 QString("allocscope-cli: parameter 'tensors' must be between 1 and 100000, got -3 (tensors=-3)"));
+        const CliResult w = cli({"compare", "fragmentation-10"});
+        QCOMPARE(w.code, 1);
+        QVERIFY(w.err.rfind("allocscope-cli: unknown workload 'fragmentation-10'", 0) == 0);
+        const CliResult c = cli({"compare", "fragmentation-101", "--config", "max_split_size_mb:19"});
+        QCOMPARE(c.code, 1);
+        QVERIFY(c.err.find("(--config 'max_split_size_mb:19')") != std::string::npos);
+        QCOMPARE(cli({"run", "fragmentation-101", "--seed", "x"}).code, 1);
+        QCOMPARE(cli({"run", "fragmentation-101", "--gpu", "nope"}).code, 1);
+    }
+
+    void usageErrorsExitTwo() {
+        QCOMPARE(cli({"run"}).code, 2);
+        QCOMPARE(cli({"run", "fragmentation-101", "--param"}).code, 2);
+        QCOMPARE(cli({"compare", "fragmentation-101", "--frobnicate"}).code, 2);
+        QCOMPARE(cli({"recommend"}).code, 2);
+        QCOMPARE(cli({"recommend", "fragmentation-101", "--config", "expandable_segments:True"}).code, 2);
+        QCOMPARE(cli({"run", "a", "b"}).code, 2);
+    }
+
+    void compareDefaultsToTheFiveConfigs() {
+        const CliResult t = cli({"compare", "fragmentation-101"});
+        QCOMPARE(t.code, 0);
+        for (const char* c : {"default", "expandable_segments:True", "max_split_size_mb:128",
+                              "garbage_collection_threshold:0.6,max_split_size_mb:256", "backend:cudaMallocAsync"}) {
+            QVERIFY2(t.out.find(std::string("\n") + c + " ") != std::string::npos, c);
+        }
+        QVERIFY(t.out.find("1194.0") != std::string::npos);
+        const CliResult j = cli({"compare", "oom-with-free-memory", "--config", "", "--config", "expandable_segments:True", "--json"});
+        QCOMPARE(j.code, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(QByteArray::fromStdString(j.out)).object();
+        const QJsonArray runs = doc.value("runs").toArray();
+        QCOMPARE(runs.size(), 2);
+        QCOMPARE(runs[0].toObject().value("ooms").toArray().size(), 1);
+        QCOMPARE(runs[1].toObject().value("ooms").toArray().size(), 0);
+        QCOMPARE(doc.value("device").toObject().value("name").toString(), QString("24gb"));
+    }
+
+    void recommendNamesAConfig() {
+        const CliResult r = cli({"recommend", "fragmentation-101", "--no-gpu-search"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.find("recommended:") != std::string::npos);
+        QVERIFY(r.out.find("margin") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestWorkloadsCli)
+#include "TestWorkloadsCli.moc"
