@@ -51,21 +51,23 @@ std::size_t sharedWords(const std::vector<std::string>& a, const std::vector<std
 }  // namespace
 
 std::size_t KeySuggester::editDistance(std::string_view a, std::string_view b) {
-    const std::size_t n = a.size();
+    // Three rolling rows (the adjacent-swap rule looks two rows back); keys are short.
     const std::size_t m = b.size();
-    std::vector<std::vector<std::size_t>> d(n + 1, std::vector<std::size_t>(m + 1, 0));
-    for (std::size_t i = 0; i <= n; ++i) d[i][0] = i;
-    for (std::size_t j = 0; j <= m; ++j) d[0][j] = j;
-    for (std::size_t i = 1; i <= n; ++i) {
+    std::vector<std::size_t> prev2(m + 1), prev(m + 1), cur(m + 1);
+    for (std::size_t j = 0; j <= m; ++j) prev[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        cur[0] = i;
         for (std::size_t j = 1; j <= m; ++j) {
             const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
             if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+                cur[j] = std::min(cur[j], prev2[j - 2] + 1);
             }
         }
+        std::swap(prev2, prev);
+        std::swap(prev, cur);
     }
-    return d[n][m];
+    return prev[m];
 }
 
 std::string KeySuggester::nearest(std::string_view word, const std::vector<std::string_view>& candidates) {
