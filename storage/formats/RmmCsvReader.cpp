@@ -109,6 +109,12 @@ RmmLog RmmCsvReader::parse(std::string_view text) {
                      " (binary data, not a CSV log)",
                  lineNo);
         }
+        for (size_t i = 0; i < line.size(); ++i) {
+            const auto c = static_cast<unsigned char>(line[i]);
+            if (c < 0x20 && c != '\t') {
+                fail("control character " + std::to_string(c) + " at column " + std::to_string(i + 1), lineNo);
+            }
+        }
         if (const size_t bad = Utf8::firstInvalid(line); bad != std::string_view::npos) {
             fail("invalid UTF-8 at column " + std::to_string(bad + 1), lineNo);
         }

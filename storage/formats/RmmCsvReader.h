@@ -9,7 +9,8 @@
 // - Action: "allocate", "free", "allocate failure";
 // - Pointer, Stream and Thread: hexadecimal with a 0x prefix or decimal; Size: decimal only;
 //   all unsigned 64-bit (a minus sign or overflow is an error);
-// - a line is at most kMaxLineLength bytes; NUL bytes and invalid UTF-8 are errors.
+// - a line is at most kMaxLineLength bytes; NUL bytes, other control characters (except tab)
+//   and invalid UTF-8 are errors.
 // read() also runs RmmLogValidator (a free of an unknown pointer, a second allocate at a live
 // address...), so an import never starts from an inconsistent log; parse() skips that.
 // Every error is a FormatError located "line N" (1-based, the header is line 1).

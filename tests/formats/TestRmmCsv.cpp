@@ -166,6 +166,7 @@ void TestRmmCsv::syntaxErrors_data() {
     row("NUL byte", kHeader + std::string("1,t,allocate,0x10", 17) + std::string(1, '\0') + ",16,0\n", "NUL byte at column 18", "line 2");
     row("invalid UTF-8", kHeader + "1,t\xc3,allocate,0x10,16,0\n", "invalid UTF-8 at column 4", "line 2");
     row("quoted", kHeader + "1,\"t\",allocate,0x10,16,0\n", "quoted fields", "line 2");
+    row("bare CR inside a line", kHeader + "1,t\r1,allocate,0x10,16,0\n", "control character 13 at column 4", "line 2");
     row("CRLF line numbers", "Thread,Time,Action,Pointer,Size,Stream\r\n1,t,allocate,0x10,16,0\r\n1,t,free,0x10,x,0\r\n",
         "invalid Size 'x'", "line 3");
 }
