@@ -109,6 +109,21 @@ private slots:
         QCOMPARE(doc.value("device").toObject().value("name").toString(), QString("24gb"));
     }
 
+    void compareAndRecommendAcceptATrace() {
+        const std::string trace = qEnvironmentVariable("ALLOCSCOPE_TEST_DATA").toStdString() + "/traces/frag101__default.pickle";
+        const CliResult c = cli({"compare", trace, "--config", "", "--config", "expandable_segments:True"});
+        QCOMPARE(c.code, 0);
+        QVERIFY2(c.out.find("1194.0") != std::string::npos, c.out.c_str());  // frag101's recorded peak reserved
+        QVERIFY(c.out.find("1162.0") != std::string::npos);                  // and under expandable segments
+        QCOMPARE(cli({"compare", trace, "--param", "x=1"}).code, 2);
+        const CliResult missing = cli({"compare", "/no/such/trace.pickle"});
+        QCOMPARE(missing.code, 1);
+        QVERIFY(missing.err.find("(/no/such/trace.pickle)") != std::string::npos);
+        const CliResult r = cli({"recommend", trace, "--no-gpu-search"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.find("recommended:") != std::string::npos);
+    }
+
     void recommendNamesAConfig() {
         const CliResult r = cli({"recommend", "fragmentation-101", "--no-gpu-search"});
         QCOMPARE(r.code, 0);

@@ -1,20 +1,24 @@
 // `allocscope-cli compare WORKLOAD --config A --config B ...`: one program, several allocator
 // configs, run in parallel on independent simulated GPUs; a table (or JSON) of peaks,
 // fragmentation, driver calls, retries, OOMs and estimated allocator time.
+#include <filesystem>
 #include <ostream>
 
 #include "allocator/compare/CompareReport.h"
 #include "allocator/compare/ComparisonEngine.h"
 #include "allocator/device/GpuPresets.h"
 #include "allocator/workloads/WorkloadRegistry.h"
+#include "allocator/replay/TraceReplayer.h"
 #include "app/cli/DeviceOptions.h"
 #include "app/cli/VerbRegistry.h"
+#include "storage/formats/FormatError.h"
+#include "storage/import/TraceImport.h"
 
 namespace allocscope::cli {
 namespace {
 
 const char* kUsage =
-    "usage: allocscope-cli compare WORKLOAD [--config STR]... [--param NAME=VALUE]... [--seed S]\n"
+    "usage: allocscope-cli compare WORKLOAD|TRACE [--config STR]... [--param NAME=VALUE]... [--seed S]\n"
     "                              [--memory-fraction F] [--total-memory BYTES | --gpu PRESET]\n"
     "                              [--threads N] [--json]\n"
     "\n"
@@ -26,6 +30,8 @@ const char* kUsage =
     "expandable_segments:True, max_split_size_mb:128,\n"
     "garbage_collection_threshold:0.6,max_split_size_mb:256, backend:cudaMallocAsync).\n"
     "backend:cudaMallocAsync runs a model of the driver's pool (see AsyncBackendModel.h).\n"
+    "TRACE (a snapshot .pickle or an RMM .csv) is replayed once under its recorded config and its\n"
+    "ops are compared the same way (new segments placed by the simulated device).\n"
     "\n"
     "Options:\n"
     "  --config STR          a PYTORCH_CUDA_ALLOC_CONF to compare (repeatable; '' = defaults)\n"
@@ -51,6 +57,47 @@ int usageError(VerbContext& ctx, const std::string& what) {
 int badInput(VerbContext& ctx, const std::string& what, const std::string& where) {
     ctx.err << "allocscope-cli: " << what << " (" << where << ")\n";
     return kExitBadInput;
+}
+
+// A recorded trace (snapshot pickle or RMM CSV) as a program: replayed once under its recorded
+// config (the replay infers explicit empty_cache() calls and places pending frees), and the ops
+// it applied become the program every config runs. New segments are placed by the simulated
+// device, not by the driver model of `replay`, so what-ifs are close but not address-exact.
+std::optional<alloc::Program> traceProgram(VerbContext& ctx, const std::string& path, const alloc::CompareDevice& device,
+                                           int& code) {
+    std::vector<alloc::RecordedTrace> traces;
+    try {
+        traces = storage::importTraceFile(path);
+    } catch (const formats::FormatError& e) {
+        code = badInput(ctx, e.problem(), path + ": " + e.location());
+        return std::nullopt;
+    } catch (const std::exception& e) {
+        code = badInput(ctx, e.what(), path);
+        return std::nullopt;
+    }
+    if (traces.empty()) {
+        code = badInput(ctx, "the trace holds no allocator events", path);
+        return std::nullopt;
+    }
+    if (traces.size() > 1) ctx.err << "allocscope-cli: the trace has " << traces.size() << " devices; using the first\n";
+    const alloc::RecordedTrace& trace = traces.front();
+    std::string error;
+    const std::optional<alloc::AllocatorConfig> recorded = parseConfigOption(trace.settings.value_or(""), error);
+    alloc::ReplayOptions options;
+    options.config = recorded.value_or(alloc::AllocatorConfig{});
+    if (options.config.backend == alloc::Backend::CudaMallocAsync) options.config = alloc::AllocatorConfig{};
+    options.memoryFraction = device.memoryFraction;
+    options.totalMemory = device.totalMemory;
+    options.otherMemory = device.otherMemory;
+    options.continueAfterOom = true;
+    alloc::ReplayResult replayed = alloc::TraceReplayer::replay(trace, options);
+    // The memory fraction is the comparison's, set before the first op: drop the replay's own.
+    alloc::Program program;
+    program.labels = replayed.program.labels;
+    for (const alloc::Op& op : replayed.program.ops) {
+        if (op.kind != alloc::OpKind::SetMemoryFraction) program.ops.push_back(op);
+    }
+    return program;
 }
 
 int runCompare(VerbContext& ctx) {
@@ -101,7 +148,15 @@ int runCompare(VerbContext& ctx) {
     if (workloadName.empty()) return usageError(ctx, "compare needs a WORKLOAD (see `allocscope-cli workloads`)");
     if (configs.empty()) configs.assign(std::begin(kSharedConfigs), std::end(kSharedConfigs));
     try {
-        const alloc::Workload& workload = alloc::WorkloadRegistry::instance().get(workloadName);
+        // WORKLOAD names a demo workload; anything else that is a file is a recorded trace.
+        const alloc::Workload* workload = alloc::WorkloadRegistry::instance().find(workloadName);
+        const bool isTrace = workload == nullptr && std::filesystem::is_regular_file(workloadName);
+        const bool looksLikePath = workloadName.find('/') != std::string::npos || workloadName.find('.') != std::string::npos;
+        if (workload == nullptr && !isTrace && looksLikePath) {
+            return badInput(ctx, "no such workload, and no trace file there", workloadName);
+        }
+        if (!isTrace) workload = &alloc::WorkloadRegistry::instance().get(workloadName);  // throws: unknown
+        if (isTrace && !rawOverrides.empty()) return usageError(ctx, "--param applies to workloads, not to a TRACE");
         std::vector<std::pair<std::string, std::string>> overrides;
         for (const std::string& raw : rawOverrides) overrides.push_back(alloc::WorkloadParams::splitAssignment(raw));
         const auto digits = [](const std::string& t) {
@@ -112,7 +167,6 @@ int runCompare(VerbContext& ctx) {
             return badInput(ctx, "--threads must be a small non-negative integer", "--threads " + threadsText);
         }
         const std::uint64_t seed = std::stoull(seedText);
-        const alloc::WorkloadParams params = workload.resolve(overrides);
 
         std::vector<alloc::CompareConfig> compareConfigs;
         for (const std::string& text : configs) {
@@ -126,7 +180,8 @@ int runCompare(VerbContext& ctx) {
         if (!device) return badInput(ctx, error, "--gpu");
         alloc::CompareDevice target;
         if (device->defaulted) {
-            const alloc::GpuPreset preset = *alloc::findGpuPreset(workload.defaultGpu());
+            const alloc::GpuPreset preset =
+                *alloc::findGpuPreset(workload != nullptr ? workload->defaultGpu() : std::string(alloc::kDefaultGpuPreset));
             target.name = preset.name;
             target.totalMemory = preset.totalMemory;
             target.otherMemory = preset.contextMemory;
@@ -137,25 +192,35 @@ int runCompare(VerbContext& ctx) {
         }
         target.memoryFraction = deviceOptions.memoryFraction;
 
-        const alloc::GeneratedProgram generated = workload.generate(params, seed);
+        alloc::Program program;
+        alloc::ProgramInfo info{workloadName, "", 0};
+        if (isTrace) {
+            int code = kExitOk;
+            std::optional<alloc::Program> fromTrace = traceProgram(ctx, workloadName, target, code);
+            if (!fromTrace) return code;
+            program = std::move(*fromTrace);
+        } else {
+            const alloc::WorkloadParams params = workload->resolve(overrides);
+            program = workload->generate(params, seed).program;
+            info = {workload->name(), params.text(), workload->usesSeed() ? seed : 0};
+        }
         alloc::CompareOptions options;
         options.threads = static_cast<unsigned>(std::stoul(threadsText));
-        const std::vector<alloc::RunMetrics> runs =
-            alloc::ComparisonEngine::compare(generated.program, compareConfigs, target, options);
-        const alloc::ProgramInfo info{workload.name(), params.text(), workload.usesSeed() ? seed : 0};
+        const std::vector<alloc::RunMetrics> runs = alloc::ComparisonEngine::compare(program, compareConfigs, target, options);
         if (json) {
             ctx.out << alloc::CompareReport::json(info, target, runs);
         } else {
-            ctx.out << workload.name() << " (" << params.text() << ")"
-                    << (workload.usesSeed() ? ", seed " + std::to_string(seed) : std::string()) << " on " << target.name
-                    << ", " << generated.program.ops.size() << " ops\n"
-                    << alloc::CompareReport::table(runs);
+            ctx.out << info.name;
+            if (!isTrace) {
+                ctx.out << " (" << info.params << ")" << (workload->usesSeed() ? ", seed " + std::to_string(seed) : std::string());
+            }
+            ctx.out << " on " << target.name << ", " << program.ops.size() << " ops\n" << alloc::CompareReport::table(runs);
             for (const alloc::RunMetrics& r : runs) {
                 if (!r.ooms.empty()) ctx.out << "\n" << r.label << ": OOM at op " << r.ooms.front().opIndex << ": " << r.ooms.front().message << "\n";
             }
         }
         for (const alloc::RunMetrics& r : runs) {
-            if (r.error) return badInput(ctx, "the generated program is invalid: " + *r.error, workload.name());
+            if (r.error) return badInput(ctx, "the program is invalid: " + *r.error, workloadName);
         }
         return kExitOk;
     } catch (const alloc::WorkloadError& e) {

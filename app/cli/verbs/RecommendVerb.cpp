@@ -1,19 +1,23 @@
 // `allocscope-cli recommend WORKLOAD`: the simplest allocator config within 1 % of the lowest
 // peak reserved memory without an OOM, and the smallest GPU each config fits on.
+#include <filesystem>
 #include <ostream>
 
 #include "allocator/compare/CompareReport.h"
 #include "allocator/compare/Recommender.h"
 #include "allocator/device/GpuPresets.h"
 #include "allocator/workloads/WorkloadRegistry.h"
+#include "allocator/replay/TraceReplayer.h"
 #include "app/cli/DeviceOptions.h"
 #include "app/cli/VerbRegistry.h"
+#include "storage/formats/FormatError.h"
+#include "storage/import/TraceImport.h"
 
 namespace allocscope::cli {
 namespace {
 
 const char* kUsage =
-    "usage: allocscope-cli recommend WORKLOAD [--param NAME=VALUE]... [--seed S]\n"
+    "usage: allocscope-cli recommend WORKLOAD|TRACE [--param NAME=VALUE]... [--seed S]\n"
     "                                [--memory-fraction F] [--total-memory BYTES | --gpu PRESET]\n"
     "                                [--no-gpu-search]\n"
     "\n"
@@ -23,6 +27,8 @@ const char* kUsage =
     "whose peak reserved memory is within 1 % of the lowest among the runs without an OOM (the\n"
     "margin is shown). Then, per config, the smallest total GPU memory (256 MiB steps) on which the\n"
     "workload runs without an OOM. --config is not used here (the grid is the point).\n"
+    "TRACE (a snapshot .pickle or an RMM .csv) is replayed once under its recorded config and its\n"
+    "ops are used as the program.\n"
     "\n"
     "Exit status: 0 done (also when every config OOMs), 1 bad input, 2 usage.\n";
 
@@ -34,6 +40,47 @@ int usageError(VerbContext& ctx, const std::string& what) {
 int badInput(VerbContext& ctx, const std::string& what, const std::string& where) {
     ctx.err << "allocscope-cli: " << what << " (" << where << ")\n";
     return kExitBadInput;
+}
+
+// A recorded trace (snapshot pickle or RMM CSV) as a program: replayed once under its recorded
+// config (the replay infers explicit empty_cache() calls and places pending frees), and the ops
+// it applied become the program every config runs. New segments are placed by the simulated
+// device, not by the driver model of `replay`, so what-ifs are close but not address-exact.
+std::optional<alloc::Program> traceProgram(VerbContext& ctx, const std::string& path, const alloc::CompareDevice& device,
+                                           int& code) {
+    std::vector<alloc::RecordedTrace> traces;
+    try {
+        traces = storage::importTraceFile(path);
+    } catch (const formats::FormatError& e) {
+        code = badInput(ctx, e.problem(), path + ": " + e.location());
+        return std::nullopt;
+    } catch (const std::exception& e) {
+        code = badInput(ctx, e.what(), path);
+        return std::nullopt;
+    }
+    if (traces.empty()) {
+        code = badInput(ctx, "the trace holds no allocator events", path);
+        return std::nullopt;
+    }
+    if (traces.size() > 1) ctx.err << "allocscope-cli: the trace has " << traces.size() << " devices; using the first\n";
+    const alloc::RecordedTrace& trace = traces.front();
+    std::string error;
+    const std::optional<alloc::AllocatorConfig> recorded = parseConfigOption(trace.settings.value_or(""), error);
+    alloc::ReplayOptions options;
+    options.config = recorded.value_or(alloc::AllocatorConfig{});
+    if (options.config.backend == alloc::Backend::CudaMallocAsync) options.config = alloc::AllocatorConfig{};
+    options.memoryFraction = device.memoryFraction;
+    options.totalMemory = device.totalMemory;
+    options.otherMemory = device.otherMemory;
+    options.continueAfterOom = true;
+    alloc::ReplayResult replayed = alloc::TraceReplayer::replay(trace, options);
+    // The memory fraction is the comparison's, set before the first op: drop the replay's own.
+    alloc::Program program;
+    program.labels = replayed.program.labels;
+    for (const alloc::Op& op : replayed.program.ops) {
+        if (op.kind != alloc::OpKind::SetMemoryFraction) program.ops.push_back(op);
+    }
+    return program;
 }
 
 int runRecommend(VerbContext& ctx) {
@@ -68,20 +115,27 @@ int runRecommend(VerbContext& ctx) {
     if (workloadName.empty()) return usageError(ctx, "recommend needs a WORKLOAD (see `allocscope-cli workloads`)");
     if (deviceOptions.config) return usageError(ctx, "recommend searches its own grid of configs: --config is not used");
     try {
-        const alloc::Workload& workload = alloc::WorkloadRegistry::instance().get(workloadName);
+        const alloc::Workload* workload = alloc::WorkloadRegistry::instance().find(workloadName);
+        const bool isTrace = workload == nullptr && std::filesystem::is_regular_file(workloadName);
+        const bool looksLikePath = workloadName.find('/') != std::string::npos || workloadName.find('.') != std::string::npos;
+        if (workload == nullptr && !isTrace && looksLikePath) {
+            return badInput(ctx, "no such workload, and no trace file there", workloadName);
+        }
+        if (!isTrace) workload = &alloc::WorkloadRegistry::instance().get(workloadName);  // throws: unknown
+        if (isTrace && !rawOverrides.empty()) return usageError(ctx, "--param applies to workloads, not to a TRACE");
         std::vector<std::pair<std::string, std::string>> overrides;
         for (const std::string& raw : rawOverrides) overrides.push_back(alloc::WorkloadParams::splitAssignment(raw));
         if (seedText.empty() || seedText.size() > 19 || seedText.find_first_not_of("0123456789") != std::string::npos) {
             return badInput(ctx, "the seed must be a non-negative integer", "--seed " + seedText);
         }
         const std::uint64_t seed = std::stoull(seedText);
-        const alloc::WorkloadParams params = workload.resolve(overrides);
         std::string error;
         const std::optional<ResolvedDevice> device = resolveDevice(deviceOptions, error);
         if (!device) return badInput(ctx, error, "--gpu");
         alloc::CompareDevice target;
         if (device->defaulted) {
-            const alloc::GpuPreset preset = *alloc::findGpuPreset(workload.defaultGpu());
+            const alloc::GpuPreset preset =
+                *alloc::findGpuPreset(workload != nullptr ? workload->defaultGpu() : std::string(alloc::kDefaultGpuPreset));
             target.name = preset.name;
             target.totalMemory = preset.totalMemory;
             target.otherMemory = preset.contextMemory;
@@ -91,13 +145,23 @@ int runRecommend(VerbContext& ctx) {
             target.otherMemory = device->otherMemory;
         }
         target.memoryFraction = deviceOptions.memoryFraction;
-        const alloc::GeneratedProgram generated = workload.generate(params, seed);
+        alloc::Program program;
+        std::string title = workloadName;
+        if (isTrace) {
+            int code = kExitOk;
+            std::optional<alloc::Program> fromTrace = traceProgram(ctx, workloadName, target, code);
+            if (!fromTrace) return code;
+            program = std::move(*fromTrace);
+        } else {
+            const alloc::WorkloadParams params = workload->resolve(overrides);
+            program = workload->generate(params, seed).program;
+            title = workload->name() + " (" + params.text() + ")" +
+                    (workload->usesSeed() ? ", seed " + std::to_string(seed) : std::string());
+        }
         alloc::RecommendOptions options;
         options.searchGpuSize = gpuSearch;
-        const alloc::Recommendation rec = alloc::Recommender::recommend(generated.program, target, options);
-        ctx.out << workload.name() << " (" << params.text() << ")"
-                << (workload.usesSeed() ? ", seed " + std::to_string(seed) : std::string()) << " on " << target.name << "\n"
-                << alloc::CompareReport::recommendation(rec);
+        const alloc::Recommendation rec = alloc::Recommender::recommend(program, target, options);
+        ctx.out << title << " on " << target.name << "\n" << alloc::CompareReport::recommendation(rec);
         return kExitOk;
     } catch (const alloc::WorkloadError& e) {
         return badInput(ctx, e.what(), e.where());
