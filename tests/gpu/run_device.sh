@@ -95,7 +95,9 @@ for conf in "" "expandable_segments:True"; do
 done
 
 say "== compute-sanitizer memcheck"
-SAN=$(command -v compute-sanitizer || echo "$CUDA_HOME/bin/compute-sanitizer")
+SAN=$(command -v compute-sanitizer || ls "$CUDA_HOME"/bin/compute-sanitizer /usr/local/cuda*/bin/compute-sanitizer \
+    /opt/nvidia/*/compute-sanitizer 2>/dev/null | head -1)
+say "compute-sanitizer: ${SAN:-not found}"
 "$SAN" --tool memcheck --leak-check full --error-exitcode 9 "$B/tests/benchmarks/bench_gpu_checks" >"$LOGS/memcheck_checks.txt" 2>&1
 echo "exit $?" >>"$LOGS/memcheck_checks.txt"
 grep -E "ERROR SUMMARY|LEAK SUMMARY|passed|^exit" "$LOGS/memcheck_checks.txt" | tee -a "$SUMMARY"
