@@ -163,7 +163,17 @@ void SessionSchema::validate(SqliteDb& db, bool integrityCheck) {
         } catch (const SessionError& e) {
             throw SessionError(e.problem(), path);
         }
-        if (verdict != "ok") throw SessionError("the session file is damaged: " + verdict, path);
+        if (verdict != "ok") {
+            // quick_check lists every problem, one per line; the first real one says enough.
+            std::string first;
+            std::size_t pos = 0;
+            while (pos < verdict.size() && (first.empty() || first.rfind("***", 0) == 0)) {
+                const std::size_t end = std::min(verdict.find('\n', pos), verdict.size());
+                first = verdict.substr(pos, end - pos);
+                pos = end + 1;
+            }
+            throw SessionError("the session file is damaged: " + first, path);
+        }
     }
     for (const char* table : kTables) {
         SqliteStatement stmt = db.prepare("SELECT count(*) FROM sqlite_master WHERE type='table' AND name=?");
@@ -227,6 +237,10 @@ void SessionSchema::migrateToCopy(const std::string& source, const std::string& 
     SqliteStatement vacuum = in.prepare("VACUUM INTO ?");
     vacuum.bind(1, std::string_view(target));
     vacuum.run();
+    in.close();
+    // Upgrade steps from `version` to kSchemaVersion go here, on the copy only.
+    SqliteDb out(target, SqliteDb::Mode::ReadWriteCreate);
+    out.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
 }
 
 }  // namespace allocscope::storage

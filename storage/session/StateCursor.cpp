@@ -80,6 +80,26 @@ void StateCursor::applyNext(bool journal) {
     seq_ = next;
 }
 
+void StateCursor::advanceTo(std::uint64_t seq) {
+    if (!loaded_) throw SessionError("no state loaded", reader_.path());
+    if (seq <= seq_) return;
+    if (seq >= eventCount_) seq = eventCount_ - 1;
+    const auto fixups = reader_.fixups(run_, seq_ + 1, seq + 1);
+    std::size_t fixup = 0;
+    const std::uint64_t from = seq_ + 1;
+    reader_.forEachChunk(run_, from, seq, [&](std::uint64_t, const std::vector<alloc::Event>& events) {
+        for (const alloc::Event& e : events) {
+            if (e.seq < from) continue;
+            if (e.seq > seq) return false;
+            model_.apply(e);
+            while (fixup < fixups.size() && fixups[fixup].first <= e.seq + 1) model_.setStats(fixups[fixup++].second);
+        }
+        return true;
+    });
+    journals_.clear();
+    seq_ = seq;
+}
+
 bool StateCursor::stepModel(int direction) {
     if (!loaded_) throw SessionError("no state loaded", reader_.path());
     if (direction > 0) {

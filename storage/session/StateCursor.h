@@ -20,6 +20,8 @@ public:
     StateAtEvent load(std::uint64_t seq);
     // The same without building the SegmentInfo list (when only the model is needed).
     void loadModel(std::uint64_t seq);
+    // Moves forward to `seq` (>= the loaded event) applying events in bulk, without journal.
+    void advanceTo(std::uint64_t seq);
     // One event forward (+1) or back (-1) from the loaded event; the result as load() gives it.
     StateAtEvent step(int direction);
     bool stepModel(int direction);

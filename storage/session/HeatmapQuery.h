@@ -1,0 +1,23 @@
+#pragma once
+// The time x address occupancy grid of a run window. Wide windows are resampled from the grid
+// precomputed while recording (whole-run address axis); narrow ones are rebuilt exactly by
+// replaying the window from the nearest keyframe, with the axis made of the ranges reserved
+// inside the window.
+#include <cstdint>
+
+#include "storage/session/SessionReader.h"
+#include "storage/session/SessionTypes.h"
+
+namespace allocscope::storage {
+
+class HeatmapQuery {
+public:
+    static HeatmapGrid build(SessionReader& reader, int run, std::uint64_t first, std::uint64_t last, int columns, int rows);
+    // The stored grid as recorded (1,024..2,048 columns); nullopt for runs without one.
+    static std::optional<HeatmapGrid> stored(SessionReader& reader, int run);
+    // Windows longer than this (and with too few stored columns for exact replay not to be
+    // needed) come from the stored grid.
+    static constexpr std::uint64_t kReplayLimit = 1'000'000;
+};
+
+}  // namespace allocscope::storage

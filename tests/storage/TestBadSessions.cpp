@@ -1,0 +1,149 @@
+// The bad-session corpus, generated into the test's temp dir: empty, truncated, random bytes,
+// another application's SQLite database, a newer schema, an older schema, a damaged page, runs
+// whose rows are missing. Each is refused with a clear message (library and `info` verb), and
+// each file is byte-identical afterwards with no sidecar beside it.
+#include <QtTest>
+
+#include <QCryptographicHash>
+#include <QProcess>
+#include <filesystem>
+#include <fstream>
+
+#include "StorageTestSupport.h"
+#include "storage/session/SessionError.h"
+#include "storage/session/SessionReader.h"
+#include "storage/session/SessionSchema.h"
+#include "storage/session/SqliteDb.h"
+
+using namespace allocscope;
+using namespace storagetest;
+
+class TestBadSessions : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir dir_;
+    std::string good_;
+
+    std::string make(const std::string& name, const std::string& bytes) {
+        const std::string path = dir_.filePath(QString::fromStdString(name)).toStdString();
+        std::ofstream(path, std::ios::binary) << bytes;
+        return path;
+    }
+    std::string copyOfGood(const std::string& name) {
+        const std::string path = dir_.filePath(QString::fromStdString(name)).toStdString();
+        std::filesystem::copy_file(good_, path);
+        return path;
+    }
+    static void execOn(const std::string& path, const std::string& sql) {
+        storage::SqliteDb db(path, storage::SqliteDb::Mode::ReadWriteCreate);
+        db.exec(sql);
+    }
+
+private slots:
+    void initTestCase() {
+        good_ = dir_.filePath("good.allocscope").toStdString();
+        storage::SessionWriter writer(good_);
+        recordProgram(&writer, randomProgram(41, 4000), "default", {.batchEvents = 256, .keyframeInterval = 1024, .onCommitted = {}});
+        recordProgram(&writer, randomProgram(42, 1000), "default");
+    }
+
+    void refused_data() {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QString>("message");
+        const std::string good = readAll(good_);
+        QVERIFY(good.size() > 64 * 1024);
+
+        QTest::newRow("empty") << QString::fromStdString(make("empty.allocscope", "")) << "empty file, not an AllocScope session";
+        QTest::newRow("truncated") << QString::fromStdString(make("truncated.allocscope", good.substr(0, good.size() / 2)))
+                                   << "damaged";
+        QTest::newRow("header only") << QString::fromStdString(make("header.allocscope", good.substr(0, 60))) << "damaged";
+        std::string random(64 * 1024, '\0');
+        alloc::Rng rng(7);
+        for (char& c : random) c = static_cast<char>(rng.next());
+        QTest::newRow("random bytes") << QString::fromStdString(make("random.allocscope", random))
+                                      << "not an AllocScope session (not a SQLite database)";
+        const std::string other = dir_.filePath("other.sqlite").toStdString();
+        execOn(other, "CREATE TABLE photos(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO photos(name) VALUES ('cat');");
+        QTest::newRow("other application") << QString::fromStdString(other) << "a SQLite database of another application";
+        const std::string newer = copyOfGood("newer.allocscope");
+        execOn(newer, "PRAGMA user_version = 99");
+        QTest::newRow("newer schema") << QString::fromStdString(newer) << "newer AllocScope (schema 99";
+        const std::string older = copyOfGood("older.allocscope");
+        execOn(older, "PRAGMA user_version = 0");
+        QTest::newRow("older schema") << QString::fromStdString(older) << "older schema 0";
+        // A damaged page: overwrite a page in the middle of the file with garbage.
+        std::string damaged = good;
+        const std::size_t page = 8192;
+        const std::size_t victim = (damaged.size() / page / 2) * page;
+        for (std::size_t i = 0; i < page; ++i) damaged[victim + i] = static_cast<char>(rng.next());
+        QTest::newRow("damaged page") << QString::fromStdString(make("damaged.allocscope", damaged)) << "damaged";
+        const std::string missingChunk = copyOfGood("missing-chunk.allocscope");
+        execOn(missingChunk, "DELETE FROM event_chunk WHERE run = 1 AND first_seq = 512");
+        QTest::newRow("missing event rows") << QString::fromStdString(missingChunk) << "events but";
+        const std::string missingSummary = copyOfGood("missing-summary.allocscope");
+        execOn(missingSummary, "DELETE FROM summary WHERE run = 2");
+        QTest::newRow("missing summary") << QString::fromStdString(missingSummary) << "summary or heatmap row is missing";
+        const std::string missingKeyframe = copyOfGood("missing-keyframe.allocscope");
+        execOn(missingKeyframe, "DELETE FROM keyframe WHERE run = 1 AND seq = 0");
+        QTest::newRow("missing keyframe") << QString::fromStdString(missingKeyframe) << "first keyframe is missing";
+        const std::string orphan = copyOfGood("orphan.allocscope");
+        execOn(orphan, "DELETE FROM run WHERE id = 2");
+        QTest::newRow("rows of a missing run") << QString::fromStdString(orphan) << "reference missing rows";
+        const std::string dir = dir_.filePath("a-directory.allocscope").toStdString();
+        std::filesystem::create_directory(dir);
+        QTest::newRow("directory") << QString::fromStdString(dir) << "is a directory";
+    }
+
+    void refused() {
+        QFETCH(QString, path);
+        QFETCH(QString, message);
+        const std::string file = path.toStdString();
+        QVERIFY(!sidecarsPresent(file));
+        const std::string before = std::filesystem::is_directory(file) ? std::string() : readAll(file);
+        QString error;
+        try {
+            storage::SessionReader reader(file);
+            reader.runs();
+        } catch (const storage::SessionError& e) {
+            error = QString::fromStdString(e.what());
+            QCOMPARE(QString::fromStdString(e.where()).left(path.size()), path);
+        }
+        QVERIFY2(error.contains(message), qPrintable("got: '" + error + "'"));
+        // The writer (recording into it) refuses it the same way.
+        try {
+            storage::SessionWriter writer(file);
+            QFAIL("the writer accepted a bad session");
+        } catch (const storage::SessionError& e) {
+            QVERIFY2(QString::fromStdString(e.what()).contains(message), e.what());
+        }
+        QProcess cli;
+        cli.start(qEnvironmentVariable("ALLOCSCOPE_CLI"), {"info", path});
+        QVERIFY(cli.waitForFinished(60000));
+        QCOMPARE(cli.exitCode(), 1);
+        const QString err = QString::fromUtf8(cli.readAllStandardError());
+        QVERIFY2(err.startsWith("allocscope-cli: ") && err.count('\n') == 1 && err.contains(message) && err.contains(path),
+                 qPrintable(err));
+        if (!std::filesystem::is_directory(file)) QCOMPARE(readAll(file), before);
+        QVERIFY(!sidecarsPresent(file));
+    }
+
+    void goodFileStillOpens() {
+        storage::SessionReader reader(good_);
+        QCOMPARE(reader.runs().size(), std::size_t(2));
+    }
+
+    void olderSchemaIsMigratedIntoACopyOnly() {
+        const std::string older = copyOfGood("older-to-migrate.allocscope");
+        execOn(older, "PRAGMA user_version = 0");
+        const std::string before = readAll(older);
+        const std::string copy = dir_.filePath("migrated.allocscope").toStdString();
+        storage::SessionSchema::migrateToCopy(older, copy);
+        QCOMPARE(readAll(older), before);
+        QVERIFY(!sidecarsPresent(older));
+        storage::SessionReader reader(copy);
+        QCOMPARE(reader.runs().size(), std::size_t(2));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBadSessions)
+#include "TestBadSessions.moc"
