@@ -38,7 +38,14 @@ std::string lower(std::string_view s) {
 
 class Linter {
 public:
-    Linter(std::string_view text, const std::vector<ConfigToken>& tokens) : text_(text), tokens_(tokens) {}
+    Linter(std::string_view text, const std::vector<ConfigToken>& tokens, const LintContext& context)
+        : text_(text), tokens_(tokens), runtime_(context.runtime) {
+        if (runtime_) {
+            firstBackend_ = context.loadedBackend == Backend::CudaMallocAsync ? "cudaMallocAsync" : "native";
+            asyncBackend_ = context.loadedBackend == Backend::CudaMallocAsync;
+            fractionBelowOne_ = context.fractionBelowOne;
+        }
+    }
 
     LintResult run() {
         scanSeparatorTypos();
@@ -109,6 +116,14 @@ private:
         e.key = tok(i);
         const ConfigKeySpec* spec = ConfigKeys::find(e.key);
         const std::size_t n = tokens_.size();
+        if ((i + 1 >= n || i + 2 >= n) && runtime_ && !spec) {
+            // The runtime setter's common parser rejects the unknown name before it looks further.
+            checkKey(e, spec);
+            if (e.droppedReason.empty()) e.droppedReason = "it has no value";
+            e.repairedKey.reset();
+            result_.entries.push_back(std::move(e));
+            return n;
+        }
         if (i + 1 >= n || i + 2 >= n) {
             // PyTorch aborts on the missing value before it ever looks at the key's name.
             const bool typo = e.key.find_first_of("=;") != std::string::npos;
@@ -178,6 +193,7 @@ private:
     // The load-time scanner stops at the first `backend` entry; past it, running off the end is
     // only found by the parsers at CUDA initialisation.
     std::string whereItFails() const {
+        if (runtime_) return "; through the runtime setter this is a RuntimeError";
         return firstBackend_ ? "; the load-time scanner stopped at the earlier 'backend' entry, so this surfaces "
                                "as a RuntimeError at CUDA initialisation"
                              : "; the load-time backend scanner does this during `import torch`, which aborts "
@@ -210,11 +226,11 @@ private:
             return;
         }
         ConfigDiagnostic d = at(Sev::Error, "unknown-key", k, "'" + e.key + "' is not an option of PyTorch 2.11's "
-                                "allocator config (\"Unrecognized key\" at CUDA initialisation)");
+                                "allocator config (PyTorch: \"Unrecognized key\")");
         d.expected = "an option name such as max_split_size_mb, expandable_segments, garbage_collection_threshold";
         if (e.key.find_first_of("=;") != std::string::npos) {
             d.message = "'" + e.key + "' is read as a single key because '=' and ';' are not separators "
-                        "(\"Unrecognized key\" at CUDA initialisation)";
+                        "(PyTorch: \"Unrecognized key\")";
             d.suggestion = withSeparators(e.key);
             e.droppedReason = "'" + e.key + "' is a key with a separator typo";
             add(std::move(d));
@@ -294,8 +310,10 @@ private:
         if (value == "native" || value == "cudaMallocAsync") {
             if (firstBackend_ && *firstBackend_ != value) {
                 ConfigDiagnostic d = at(Sev::Error, "backend-mismatch", v,
-                                        "the backend is chosen at `import torch` from the first 'backend' entry (" +
-                                            *firstBackend_ + "); this later entry asks for " + value +
+                                        std::string(runtime_ ? "the backend was chosen at `import torch` ("
+                                                             : "the backend is chosen at `import torch` from the "
+                                                               "first 'backend' entry (") +
+                                            *firstBackend_ + "); this entry asks for " + value +
                                             ", which PyTorch refuses at CUDA initialisation (INTERNAL ASSERT "
                                             "\"Allocator backend parsed at runtime != allocator backend parsed at "
                                             "load time\")");
@@ -539,6 +557,7 @@ private:
 
     std::string_view text_;
     const std::vector<ConfigToken>& tokens_;
+    bool runtime_ = false;
     LintResult result_;
     std::map<std::string, std::size_t> seen_;
     std::uint64_t largeMiB_ = 20;
@@ -550,8 +569,9 @@ private:
 
 }  // namespace
 
-LintResult ConfigLinter::lint(std::string_view text, const std::vector<ConfigToken>& tokens) {
-    return Linter(text, tokens).run();
+LintResult ConfigLinter::lint(std::string_view text, const std::vector<ConfigToken>& tokens,
+                              const LintContext& context) {
+    return Linter(text, tokens, context).run();
 }
 
 }  // namespace allocscope::alloc

@@ -29,9 +29,18 @@ struct LintResult {
     std::vector<LintEntry> entries;
 };
 
+// Where the string is read: from the environment (import + CUDA init, from the defaults), or by
+// the runtime setter on top of the config in force.
+struct LintContext {
+    bool runtime = false;
+    Backend loadedBackend = Backend::Native;  // runtime only: the backend chosen at import
+    bool fractionBelowOne = false;            // runtime only: a memory fraction < 1 is in force
+};
+
 class ConfigLinter {
 public:
-    static LintResult lint(std::string_view text, const std::vector<ConfigToken>& tokens);
+    static LintResult lint(std::string_view text, const std::vector<ConfigToken>& tokens,
+                           const LintContext& context = {});
 };
 
 }  // namespace allocscope::alloc

@@ -21,9 +21,25 @@ int severityRank(DiagnosticSeverity s) {
     return 3;
 }
 
-EmulationOutcome emulate(std::string_view text) {
-    return PyTorchConfigEmulator::run(ConfigTokenizer::texts(ConfigTokenizer::tokenize(text)));
-}
+// How the string is read: from the environment, or by the runtime setter on top of `current`.
+struct Reading {
+    const AllocatorConfig* current = nullptr;  // null: from the environment
+
+    EmulationOutcome emulate(const std::vector<ConfigToken>& tokens) const {
+        const std::vector<std::string> texts = ConfigTokenizer::texts(tokens);
+        return current ? PyTorchConfigEmulator::runRuntime(texts, *current) : PyTorchConfigEmulator::run(texts);
+    }
+    EmulationOutcome emulate(std::string_view text) const { return emulate(ConfigTokenizer::tokenize(text)); }
+    LintContext lintContext() const {
+        LintContext c;
+        if (current) {
+            c.runtime = true;
+            c.loadedBackend = current->backend;
+            c.fractionBelowOne = current->perProcessMemoryFraction && *current->perProcessMemoryFraction < 1.0;
+        }
+        return c;
+    }
+};
 
 // `;` -> `,` and `=` -> `:`, one character for one, so offsets stay valid.
 std::string withSeparatorsFixed(std::string_view text) {
@@ -54,7 +70,7 @@ ConfigDiagnostic fallbackError(const EmulationOutcome& emu, const std::vector<Co
 }
 
 // The repaired entries joined again, if PyTorch accepts the result.
-std::string correction(const LintResult& lint, std::vector<ConfigDiagnostic>& notes,
+std::string correction(const Reading& reading, const LintResult& lint, std::vector<ConfigDiagnostic>& notes,
                        const std::vector<ConfigToken>& tokens) {
     std::string out;
     std::vector<const LintEntry*> dropped;
@@ -66,7 +82,7 @@ std::string correction(const LintResult& lint, std::vector<ConfigDiagnostic>& no
             dropped.push_back(&e);
         }
     }
-    if (emulate(out).verdict != Verdict::Accepted) return {};
+    if (reading.emulate(out).verdict != Verdict::Accepted) return {};
     for (const LintEntry* e : dropped) {
         ConfigDiagnostic d;
         d.severity = DiagnosticSeverity::Note;
@@ -121,16 +137,18 @@ const std::vector<std::string_view>& knownConfigKeys() {
     return keys;
 }
 
-ParseResult parseConfig(std::string_view text) {
+namespace {
+
+ParseResult analyse(std::string_view text, const Reading& reading) {
     const std::vector<ConfigToken> tokens = ConfigTokenizer::tokenize(text);
-    const EmulationOutcome emu = PyTorchConfigEmulator::run(ConfigTokenizer::texts(tokens));
+    const EmulationOutcome emu = reading.emulate(tokens);
 
     ParseResult result;
     result.verdict = emu.verdict;
     result.pytorchMessage = emu.message;
     result.config = emu.config;
 
-    const LintResult lint = ConfigLinter::lint(text, tokens);
+    const LintResult lint = ConfigLinter::lint(text, tokens, reading.lintContext());
     result.diagnostics = lint.diagnostics;
 
     // With `;` and `=` read as the separators they were meant to be, what else is wrong? Those
@@ -142,7 +160,7 @@ ParseResult parseConfig(std::string_view text) {
     if (separatorTypos) {
         fixedText = withSeparatorsFixed(text);
         fixedTokens = ConfigTokenizer::tokenize(fixedText);
-        fixedLint = ConfigLinter::lint(fixedText, fixedTokens);
+        fixedLint = ConfigLinter::lint(fixedText, fixedTokens, reading.lintContext());
         for (ConfigDiagnostic d : fixedLint.diagnostics) {
             if (d.severity != DiagnosticSeverity::Error && d.code != "suggested-key-value") continue;
             if (d.code == "missing-value" || d.code == "stray-token") continue;
@@ -162,7 +180,8 @@ ParseResult parseConfig(std::string_view text) {
     } else {
         if (!result.hasErrors()) result.diagnostics.push_back(fallbackError(emu, tokens, text.size()));
         std::vector<ConfigDiagnostic> notes;
-        result.correctedText = separatorTypos ? correction(fixedLint, notes, fixedTokens) : correction(lint, notes, tokens);
+        result.correctedText = separatorTypos ? correction(reading, fixedLint, notes, fixedTokens)
+                                              : correction(reading, lint, notes, tokens);
         for (ConfigDiagnostic& d : notes) result.diagnostics.push_back(std::move(d));
     }
     std::stable_sort(result.diagnostics.begin(), result.diagnostics.end(),
@@ -173,6 +192,14 @@ ParseResult parseConfig(std::string_view text) {
                          return a.offset < b.offset;
                      });
     return result;
+}
+
+}  // namespace
+
+ParseResult parseConfig(std::string_view text) { return analyse(text, Reading{}); }
+
+ParseResult reparseConfig(std::string_view text, const AllocatorConfig& current) {
+    return analyse(text, Reading{&current});
 }
 
 }  // namespace allocscope::alloc

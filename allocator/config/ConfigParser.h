@@ -72,6 +72,16 @@ struct ParseResult {
 // then the CUDA-level parser. Starts from the defaults.
 ParseResult parseConfig(std::string_view text);
 
+// Parse as torch._C._accelerator_setAllocatorSettings(text) does at run time, on top of `current`
+// (the config in force; reference §10.3): max_split_size_mb, roundup_power2_divisions and
+// garbage_collection_threshold reset to their defaults unless given, max_non_split_rounding_mb to
+// the large segment size; every other option keeps its current value unless given. There is no
+// load-time scan, so nothing aborts: running off the end is a RuntimeError. Unknown keys are
+// reported by the common parser ("... in Accelerator allocator config."), and a `backend` other
+// than the one `current` was loaded with is a RuntimeError. The verdict's "AtInit" names then
+// mean "raised by the setter call".
+ParseResult reparseConfig(std::string_view text, const AllocatorConfig& current);
+
 // Canonical text of a config: only options that differ from the defaults, in a fixed key order
 // (backend, large_segment_size_mb, max_split_size_mb, max_non_split_rounding_mb,
 // roundup_power2_divisions, garbage_collection_threshold, expandable_segments,

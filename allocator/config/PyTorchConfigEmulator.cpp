@@ -283,6 +283,28 @@ const char* PyTorchConfigEmulator::abortPrefix() {
     return "terminate called after throwing an instance of 'c10::Error'\n  what():  ";
 }
 
+EmulationOutcome PyTorchConfigEmulator::runRuntime(const std::vector<std::string>& tokens,
+                                                   const AllocatorConfig& current) {
+    EmulationOutcome out;
+    out.config = current;
+    out.config.maxSplitSize = kUnlimited;
+    out.config.roundupPower2Divisions.fill(0);
+    out.config.garbageCollectionThreshold = 0.0;
+    std::size_t key = 0;
+    try {
+        const Walk w(tokens, Verdict::RuntimeErrorAtInit);
+        parseCommon(w, out.config, key);
+        parseCudaLevel(w, current.backend == Backend::CudaMallocAsync, out.config, key);
+    } catch (const Failure& f) {
+        out.verdict = f.verdict;
+        out.failure = f.kind;
+        out.message = f.message;
+        out.tokenIndex = f.tokenIndex;
+        out.keyIndex = key;
+    }
+    return out;
+}
+
 EmulationOutcome PyTorchConfigEmulator::run(const std::vector<std::string>& tokens) {
     EmulationOutcome out;
     std::size_t key = 0;

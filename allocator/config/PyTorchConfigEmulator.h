@@ -39,7 +39,14 @@ struct EmulationOutcome {
 
 class PyTorchConfigEmulator {
 public:
+    // The string in the environment: `import torch`, then CUDA initialisation, from the defaults.
     static EmulationOutcome run(const std::vector<std::string>& tokens);
+    // torch._C._accelerator_setAllocatorSettings(string) at run time (reference §10.1, §10.3): no
+    // load-time scan (running off the end is a RuntimeError, never an abort); the common parser
+    // runs first, after resetting max_split_size, roundup_power2_divisions and
+    // garbage_collection_threshold; then the CUDA-level parser. Everything else keeps its value
+    // from `current`, and `backend` must name the backend `current` was loaded with.
+    static EmulationOutcome runRuntime(const std::vector<std::string>& tokens, const AllocatorConfig& current);
 
     // The text of c10's INTERNAL ASSERT for an index past the end of the token list.
     static std::string indexAssertMessage();

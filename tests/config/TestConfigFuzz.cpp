@@ -21,8 +21,9 @@ private slots:
             " ", "\t", "True", "False", "true", "native", "cudaMallocAsync", "0", "1", "3", "4", "19", "20", "40",
             "128", "256", "-5", "0.6", "1.5", "abc", "1e-400", "nan", "99999999999999999999", "\xC3\xA9", "\x01"};
         std::mt19937_64 rng(0xA110C);
-        const int rounds = 5000;
+        const int rounds = 3000;
         int accepted = 0;
+        AllocatorConfig current;
         for (int n = 0; n < rounds; ++n) {
             std::string text;
             const std::size_t count = rng() % 14;
@@ -45,6 +46,15 @@ private slots:
             if (!r.correctedText.empty()) QVERIFY2(parseConfig(r.correctedText).accepted(), qPrintable(where));
             // Deterministic.
             QVERIFY(parseConfig(text).diagnostics == r.diagnostics);
+
+            // The runtime setter on top of the last accepted config: same agreements, never an abort.
+            const ParseResult rt = reparseConfig(text, current);
+            QVERIFY2(rt.verdict != Verdict::AbortAtImport, qPrintable(where));
+            QVERIFY2(rt.accepted() == !rt.hasErrors(), qPrintable(where));
+            if (!rt.correctedText.empty() && !rt.accepted()) {
+                QVERIFY2(reparseConfig(rt.correctedText, current).accepted(), qPrintable(where));
+            }
+            if (r.accepted()) current = r.config;
         }
         // The generator reaches both sides.
         QVERIFY(accepted > rounds / 50);

@@ -237,6 +237,81 @@ private slots:
         QVERIFY(parseConfig("max_split_size_mb:128").config.largeSegmentSize == 20 * kMiB);
     }
 
+    // torch._C._accelerator_setAllocatorSettings at run time (§10.3): what resets, what is kept,
+    // and the setter's own messages.
+    void reparse_data() {
+        QTest::addColumn<QString>("current");  // the environment string the process started with
+        QTest::addColumn<QString>("input");
+        QTest::addColumn<Verdict>("verdict");
+        QTest::addColumn<QString>("message");
+        QTest::addColumn<QString>("canonical");  // the whole config in force afterwards
+        const QString rich = "max_split_size_mb:128,expandable_segments:True,release_lock_on_cudamalloc:True,"
+                             "garbage_collection_threshold:0.6,roundup_power2_divisions:4,large_segment_size_mb:40,"
+                             "per_process_memory_fraction:0.5,pinned_use_background_threads:True";
+        const Verdict ok = Verdict::Accepted;
+        const Verdict ve = Verdict::ValueErrorAtInit;
+        const Verdict re = Verdict::RuntimeErrorAtInit;
+        QTest::newRow("empty resets the common trio, keeps the rest")
+            << rich << "" << ok << ""
+            << "large_segment_size_mb:40,expandable_segments:True,release_lock_on_cudamalloc:True,"
+               "per_process_memory_fraction:0.5,pinned_use_background_threads:True";
+        QTest::newRow("options given replace")
+            << rich << "expandable_segments:False,max_split_size_mb:64" << ok << ""
+            << "large_segment_size_mb:40,max_split_size_mb:64,release_lock_on_cudamalloc:True,"
+               "per_process_memory_fraction:0.5,pinned_use_background_threads:True";
+        QTest::newRow("kept large segment size still bounds max_split")
+            << rich << "max_split_size_mb:30" << ve << "CachingAllocator option max_split_size_mb too small, must be >= 40"
+            << "";
+        QTest::newRow("unknown key: the common parser's message") << "" << "foo:1" << ve
+                                                                  << "Unrecognized key 'foo' in Accelerator allocator config."
+                                                                  << "";
+        QTest::newRow("common parser runs first at run time") << "" << "max_split_size_mb:5,foo:1" << ve
+                                                              << "CachingAllocator option max_split_size_mb too small, must be >= 20"
+                                                              << "";
+        QTest::newRow("no abort at run time") << "" << "max_split_size_mb:" << re << kIndexAssert << "";
+        QTest::newRow("'=' at run time: an unknown key")
+            << "" << "max_split_size_mb=128" << ve
+            << "Unrecognized key 'max_split_size_mb=128' in Accelerator allocator config." << "";
+        QTest::newRow("backend cannot change")
+            << "" << "backend:cudaMallocAsync" << re
+            << "tokenizer[i] == get()->name() INTERNAL ASSERT FAILED at \".../c10/cuda/CUDAAllocatorConfig.cpp\", please "
+               "report a bug to PyTorch. Allocator backend parsed at runtime != allocator backend parsed at load time, "
+               "cudaMallocAsync != native"
+            << "";
+        QTest::newRow("backend cannot change back")
+            << "backend:cudaMallocAsync" << "backend:native" << re
+            << "tokenizer[i] == get()->name() INTERNAL ASSERT FAILED at \".../c10/cuda/CUDAAllocatorConfig.cpp\", please "
+               "report a bug to PyTorch. Allocator backend parsed at runtime != allocator backend parsed at load time, "
+               "native != cudaMallocAsync"
+            << "";
+        QTest::newRow("same backend is fine") << "backend:cudaMallocAsync" << "backend:cudaMallocAsync" << ok << ""
+                                              << "backend:cudaMallocAsync";
+    }
+
+    void reparse() {
+        QFETCH(QString, current);
+        QFETCH(QString, input);
+        QFETCH(Verdict, verdict);
+        QFETCH(QString, message);
+        QFETCH(QString, canonical);
+        const ParseResult start = parseConfig(current.toStdString());
+        QVERIFY(start.accepted());
+        const ParseResult r = reparseConfig(input.toStdString(), start.config);
+        QCOMPARE(QString::fromUtf8(verdictName(r.verdict)), QString::fromUtf8(verdictName(verdict)));
+        QCOMPARE(QString::fromStdString(r.pytorchMessage), message);
+        QCOMPARE(r.hasErrors(), !r.accepted());
+        if (r.accepted()) QCOMPARE(QString::fromStdString(formatConfig(r.config)), canonical);
+    }
+
+    // After a re-parse, max_non_split_rounding follows the (kept) large segment size again.
+    void reparseNonSplitFollowsLargeSegment() {
+        const ParseResult start = parseConfig("large_segment_size_mb:40,max_non_split_rounding_mb:100");
+        QCOMPARE(start.config.maxNonSplitRounding, 100 * kMiB);
+        const ParseResult r = reparseConfig("expandable_segments:True", start.config);
+        QCOMPARE(r.config.maxNonSplitRounding, 40 * kMiB);
+        QCOMPARE(r.config.largeSegmentSize, 40 * kMiB);
+    }
+
     // A rejected string keeps what was read before the failure, on top of the defaults.
     void rejectedKeepsPartialConfig() {
         const ParseResult r = parseConfig("expandable_segments:True,max_split_size_mb:5");
