@@ -237,20 +237,20 @@ int race(const Args& args, const std::string& configName, bool expandable) {
 #ifdef ALLOCSCOPE_WITH_C10
     // c10 first, while the device is fresh; its cache is emptied before AllocScope runs, so
     // both see the same driver state for their segments.
-    gpu::C10Backend c10;
+    allocscope::gpu::C10Backend pytorch;
     Captured c10AfterPasses;
     Captured c10AtProbe;
     {
         const double ns = bestOf(
-            race, n, args.passes, [&](std::uint64_t size) { return c10.allocate(size); },
-            [&](std::uint64_t p) { c10.release(p); }, [] {});
+            race, n, args.passes, [&](std::uint64_t size) { return pytorch.allocate(size); },
+            [&](std::uint64_t p) { pytorch.release(p); }, [] {});
         rows.push_back({"c10", ns});
-        c10AfterPasses = {c10.stats(), c10.segments()};
+        c10AfterPasses = {pytorch.stats(), pytorch.segments()};
         probe(
-            race, probeAt, [&](std::uint64_t size) { return c10.allocate(size); }, [&](std::uint64_t p) { c10.release(p); },
-            [&] { c10AtProbe = {c10.stats(), c10.segments()}; });
-        c10.emptyCache();
-        std::printf("c10 allocator: %s\n", c10.name().c_str());
+            race, probeAt, [&](std::uint64_t size) { return pytorch.allocate(size); }, [&](std::uint64_t p) { pytorch.release(p); },
+            [&] { c10AtProbe = {pytorch.stats(), pytorch.segments()}; });
+        pytorch.emptyCache();
+        std::printf("c10 allocator: %s\n", pytorch.name().c_str());
     }
 #endif
 

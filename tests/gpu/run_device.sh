@@ -98,7 +98,10 @@ say "== compute-sanitizer memcheck"
 SAN=$(command -v compute-sanitizer || ls "$CUDA_HOME"/bin/compute-sanitizer /usr/local/cuda*/bin/compute-sanitizer \
     /opt/nvidia/*/compute-sanitizer 2>/dev/null | head -1)
 say "compute-sanitizer: ${SAN:-not found}"
-"$SAN" --tool memcheck --leak-check full --error-exitcode 9 "$B/tests/benchmarks/bench_gpu_checks" >"$LOGS/memcheck_checks.txt" 2>&1
+# outOfMemoryIsNotAnError provokes a cudaMalloc OOM on purpose, which memcheck reports as an
+# API error (2 of them: the call and the cleared error); it runs above, outside the sanitizer.
+"$SAN" --tool memcheck --leak-check full --error-exitcode 9 "$B/tests/benchmarks/bench_gpu_checks" \
+    --except outOfMemoryIsNotAnError >"$LOGS/memcheck_checks.txt" 2>&1
 echo "exit $?" >>"$LOGS/memcheck_checks.txt"
 grep -E "ERROR SUMMARY|LEAK SUMMARY|passed|^exit" "$LOGS/memcheck_checks.txt" | tee -a "$SUMMARY"
 if [ -n "$REPLAY" ]; then
