@@ -166,7 +166,9 @@ bool AsyncBackendModel::apply(const Op& op, std::uint64_t opIndex, AsyncRunResul
     }
     case OpKind::CompletePending: {
         auto it = pending_.find(op.id);
-        if (it == pending_.end()) return fail("complete_pending of a tensor with no pending free");
+        // Not pending (any more): a synchronising op completed it, or the program's own
+        // allocator completed it in an OOM retry (trace replays). Nothing to do.
+        if (it == pending_.end()) break;
         release(it->second);
         pending_.erase(it);
         break;
