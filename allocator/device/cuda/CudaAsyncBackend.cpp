@@ -13,20 +13,20 @@ cudaMemPool_t asPool(void* pool) { return static_cast<cudaMemPool_t>(pool); }
 
 std::uint64_t poolAttribute(void* pool, cudaMemPoolAttr attribute, const char* name) {
     std::uint64_t value = 0;
-    throwIfFailed(cudaMemPoolGetAttribute(asPool(pool), attribute, &value), std::string("cudaMemPoolGetAttribute(") + name + ")");
+    throwIfFailed(cudaMemPoolGetAttribute(asPool(pool), attribute, &value), [&] { return std::string("cudaMemPoolGetAttribute(") + name + ")"; });
     return value;
 }
 
 void resetHigh(void* pool, cudaMemPoolAttr attribute, const char* name) {
     std::uint64_t zero = 0;  // writing 0 resets a high-water mark to the current value
-    throwIfFailed(cudaMemPoolSetAttribute(asPool(pool), attribute, &zero), std::string("cudaMemPoolSetAttribute(") + name + ")");
+    throwIfFailed(cudaMemPoolSetAttribute(asPool(pool), attribute, &zero), [&] { return std::string("cudaMemPoolSetAttribute(") + name + ")"; });
 }
 
 }  // namespace
 
 CudaAsyncBackend::CudaAsyncBackend(int device) : device_(device) {
     if (auto reason = CudaDevice::unavailableReason(device)) throw CudaError(*reason);
-    throwIfFailed(cudaSetDevice(device), "cudaSetDevice(" + std::to_string(device) + ")");
+    throwIfFailed(cudaSetDevice(device), [&] { return "cudaSetDevice(" + std::to_string(device) + ")"; });
     cudaMemPool_t pool = nullptr;
     throwIfFailed(cudaDeviceGetDefaultMemPool(&pool, device), "cudaDeviceGetDefaultMemPool");
     pool_ = pool;
@@ -56,7 +56,7 @@ std::optional<std::uint64_t> CudaAsyncBackend::malloc(std::uint64_t size) {
         cudaGetLastError();
         return std::nullopt;
     }
-    throwIfFailed(status, "cudaMallocAsync(" + bytesText(size) + ")");
+    throwIfFailed(status, [&] { return "cudaMallocAsync(" + bytesText(size) + ")"; });
     const auto address = reinterpret_cast<std::uint64_t>(pointer);
     live_.emplace(address, size);
     usedBytes_ += size;
@@ -106,7 +106,7 @@ DeviceStats CudaAsyncBackend::stats() {
 }
 
 CudaAsyncRunResult CudaAsyncBackend::run(const Program& program, bool touch) {
-    throwIfFailed(cudaSetDevice(device_), "cudaSetDevice(" + std::to_string(device_) + ")");
+    throwIfFailed(cudaSetDevice(device_), [&] { return "cudaSetDevice(" + std::to_string(device_) + ")"; });
     CudaAsyncRunResult result;
     std::unordered_map<std::uint64_t, std::uint64_t> byId;  // tensor id -> pointer
     for (const Op& op : program.ops) {
@@ -121,7 +121,7 @@ CudaAsyncRunResult CudaAsyncBackend::run(const Program& program, bool touch) {
             }
             ++result.allocs;
             byId[op.id] = *pointer;
-            if (touch) throwIfFailed(cudaMemset(reinterpret_cast<void*>(*pointer), 0, op.size), "cudaMemset(" + bytesText(op.size) + ")");
+            if (touch) throwIfFailed(cudaMemset(reinterpret_cast<void*>(*pointer), 0, op.size), [&] { return "cudaMemset(" + bytesText(op.size) + ")"; });
             break;
         }
         case OpKind::Free: {

@@ -48,7 +48,7 @@ public:
     std::set<std::uint64_t> realBases;
     CudaDeviceCounters counters;
 
-    void select() const { throwIfFailed(cudaSetDevice(options.device), "cudaSetDevice(" + std::to_string(options.device) + ")"); }
+    void select() const { throwIfFailed(cudaSetDevice(options.device), [&] { return "cudaSetDevice(" + std::to_string(options.device) + ")"; }); }
 
     // The live range containing [address, address + size), or ranges.end().
     std::map<std::uint64_t, Range>::iterator locate(std::uint64_t address, std::uint64_t size) {
@@ -84,8 +84,7 @@ public:
 
     void touch(std::uint64_t real, std::uint64_t size, const char* what) const {
         if (!options.touch) return;
-        throwIfFailed(cudaMemset(reinterpret_cast<void*>(real), 0, size),
-                      std::string("cudaMemset of ") + what + " " + hex(real) + " (" + bytesText(size) + ")");
+        throwIfFailed(cudaMemset(reinterpret_cast<void*>(real), 0, size), [&] { return std::string("cudaMemset of ") + what + " " + hex(real) + " (" + bytesText(size) + ")"; });
     }
 
     const CudaDriverApi& vmm() const {
@@ -238,7 +237,7 @@ std::optional<std::uint64_t> CudaDevice::allocateSegment(std::uint64_t size, Str
     }
     if (status != cudaSuccess) {
         if (decider != nullptr) decider->freeSegment(*decided, size);
-        throwIfFailed(status, "cudaMalloc(" + bytesText(size) + ")");
+        throwIfFailed(status, [&] { return "cudaMalloc(" + bytesText(size) + ")"; });
     }
     const auto real = reinterpret_cast<std::uint64_t>(pointer);
     const std::uint64_t key = decided.value_or(real);
@@ -269,7 +268,7 @@ void CudaDevice::freeSegment(std::uint64_t address, std::uint64_t size) {
     ++s.counters.cudaFreeCalls;
     if (s.options.addressDecider != nullptr) s.options.addressDecider->freeSegment(address, size);
     s.select();
-    throwIfFailed(cudaFree(reinterpret_cast<void*>(real)), "cudaFree(" + hex(real) + ", " + bytesText(size) + ")");
+    throwIfFailed(cudaFree(reinterpret_cast<void*>(real)), [&] { return "cudaFree(" + hex(real) + ", " + bytesText(size) + ")"; });
 }
 
 std::optional<std::uint64_t> CudaDevice::reserveAddressRange(std::uint64_t size, std::uint64_t pageSize,

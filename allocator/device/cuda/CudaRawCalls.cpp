@@ -7,7 +7,7 @@
 namespace allocscope::alloc {
 
 void CudaRawCalls::setDevice(int device) {
-    throwIfFailed(cudaSetDevice(device), "cudaSetDevice(" + std::to_string(device) + ")");
+    throwIfFailed(cudaSetDevice(device), [&] { return "cudaSetDevice(" + std::to_string(device) + ")"; });
 }
 
 std::optional<std::uint64_t> CudaRawCalls::malloc(std::uint64_t size) {
@@ -17,7 +17,7 @@ std::optional<std::uint64_t> CudaRawCalls::malloc(std::uint64_t size) {
         cudaGetLastError();
         return std::nullopt;
     }
-    throwIfFailed(status, "cudaMalloc(" + bytesText(size) + ")");
+    throwIfFailed(status, [&] { return "cudaMalloc(" + bytesText(size) + ")"; });
     return reinterpret_cast<std::uint64_t>(pointer);
 }
 
@@ -32,7 +32,7 @@ std::optional<std::uint64_t> CudaRawCalls::mallocAsync(std::uint64_t size) {
         cudaGetLastError();
         return std::nullopt;
     }
-    throwIfFailed(status, "cudaMallocAsync(" + bytesText(size) + ")");
+    throwIfFailed(status, [&] { return "cudaMallocAsync(" + bytesText(size) + ")"; });
     return reinterpret_cast<std::uint64_t>(pointer);
 }
 
@@ -49,7 +49,7 @@ void CudaRawCalls::keepDefaultPoolMemory(int device) {
 }
 
 void CudaRawCalls::memset(std::uint64_t pointer, std::uint64_t size) {
-    throwIfFailed(cudaMemset(reinterpret_cast<void*>(pointer), 0, size), "cudaMemset(" + bytesText(size) + ")");
+    throwIfFailed(cudaMemset(reinterpret_cast<void*>(pointer), 0, size), [&] { return "cudaMemset(" + bytesText(size) + ")"; });
 }
 
 void CudaRawCalls::synchronize() { throwIfFailed(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
