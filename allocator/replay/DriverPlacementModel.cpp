@@ -14,10 +14,14 @@ std::uint64_t alignUp(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a
 }  // namespace
 
 DriverPlacementModel::DriverPlacementModel(const RecordedTrace& recording) : reference_(recording) {
-    for (const auto* list : {&reference_.segmentAllocs(), &reference_.segmentMaps()}) {
-        for (const ReferencePlacement::Recorded& r : *list) frontier_ = frontier_ == 0 ? r.address : std::min(frontier_, r.address);
+    // Where the recorded process's driver started handing out memory: the first range this model
+    // places without a recorded answer goes there.
+    if (!reference_.segmentAllocs().empty()) start_ = reference_.segmentAllocs().front().address;
+    if (!reference_.segmentMaps().empty() &&
+        (start_ == 0 || reference_.segmentMaps().front().step < reference_.segmentAllocs().front().step)) {
+        start_ = reference_.segmentMaps().front().address;
     }
-    if (frontier_ == 0) frontier_ = 0x7f0000000000ull;  // an empty recording: a typical heap top
+    if (start_ == 0) start_ = 0x7f0000000000ull;  // an empty recording: a typical heap top
 }
 
 std::optional<std::uint64_t> DriverPlacementModel::sameStep(const PlacementRequest& request,
@@ -49,7 +53,9 @@ std::uint64_t DriverPlacementModel::fresh(std::uint64_t requestSize, const std::
         }
         if (best) return *best;
     }
-    const std::uint64_t lowest = live.empty() ? frontier_ : std::min(frontier_, live.begin()->first);
+    if (frontier_ == 0 && !overlapsLive(live, start_, size)) return start_;
+    std::uint64_t lowest = frontier_ == 0 ? start_ : frontier_;
+    if (!live.empty()) lowest = std::min(lowest, live.begin()->first);
     std::uint64_t base = lowest - size;
     if (size > kSmallBuffer) base = alignDown(base, kLargeAlign);
     while (overlapsLive(live, base, size)) base -= kLargeAlign;
@@ -91,7 +97,7 @@ std::optional<std::uint64_t> DriverPlacementModel::place(const PlacementRequest&
         address = sameStep(request, live, step);
         if (!address) address = fresh(request.size, live);
     }
-    if (address) frontier_ = std::min(frontier_, *address);
+    if (address) frontier_ = frontier_ == 0 ? *address : std::min(frontier_, *address);
     return address;
 }
 

@@ -49,7 +49,8 @@ private:
                                              const std::map<std::uint64_t, std::uint64_t>& live, std::size_t step);
 
     ReferencePlacement reference_;
-    std::uint64_t frontier_ = 0;  // lowest base handed out so far (recorded or modelled)
+    std::uint64_t start_ = 0;     // the recorded process's first range
+    std::uint64_t frontier_ = 0;  // lowest base handed out so far (recorded or modelled); 0 = none
     std::vector<std::uint64_t> releasedReservations_;       // bases of reservations that went away
     std::map<std::uint64_t, std::uint64_t> reservations_;  // reservations placed through this model
 };

@@ -26,6 +26,11 @@
 // OOM-retry release looks the same). Limit: an empty_cache() that released nothing left no
 // event and cannot be seen (only its num_sync_all_streams + 1 is missing); nor can one in a
 // trace without segment events.
+//
+// Limit of the pending-free rule: a free_completed that PyTorch emitted from the OOM-retry's
+// synchronize *inside* an allocation (after its first search failed) looks like one emitted at
+// the start of that allocation; the replay completes it before the allocation, so the first
+// search may already find the block. None of the shared traces has a pending free.
 #include <cstdint>
 #include <memory>
 #include <optional>

@@ -236,7 +236,14 @@ int runReplay(VerbContext& ctx) {
                 report << "  reproduces every recorded block address (the log has no segment events to check)\n";
             }
         }
-        for (const std::string& note : result.notes) ctx.err << "allocscope-cli: note: " << note << "\n";
+        // A replay that went on after an OOM can skip thousands of frees: show the first few.
+        constexpr std::size_t kMaxNotes = 5;
+        for (std::size_t n = 0; n < result.notes.size() && n < kMaxNotes; ++n) {
+            ctx.err << "allocscope-cli: note: " << result.notes[n] << "\n";
+        }
+        if (result.notes.size() > kMaxNotes) {
+            ctx.err << "allocscope-cli: note: ... and " << result.notes.size() - kMaxNotes << " more\n";
+        }
         if (result.divergence) {
             ctx.err << "allocscope-cli: the replay diverges from the " << (compare ? "compared " : "") << "recording at op " << result.divergence->opIndex
                     << " (trace entry " << result.divergence->entryIndex << "): " << result.divergence->what << "\n";
