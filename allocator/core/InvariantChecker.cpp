@@ -98,11 +98,7 @@ std::string walk(const CachingAllocator::Impl& impl, std::uint64_t maxSplit, Rec
                     }
                 }
             } else if (block->mapped) {
-                auto found = segment->pool->blocks.find(block);
-                if (found == segment->pool->blocks.end() || found->block != block ||
-                    found->expandable != segment->expandable) {
-                    return at() + ": free block not in its free set";
-                }
+                // Membership is checked below, in one pass over the free sets.
                 ++freeCount[pool];
                 if (!segment->expandable && block->isSplit()) {
                     add(out.inactiveSplit, pool, 1);
@@ -139,8 +135,27 @@ std::string walk(const CachingAllocator::Impl& impl, std::uint64_t maxSplit, Rec
             return "segments " + hex(ranges[i - 1].first) + " and " + hex(ranges[i].first) + " overlap";
         }
     }
+    // Every free-set entry is a distinct free, mapped, idle block of a live segment of that pool
+    // with its current key; with the counts equal, the free sets hold exactly the free blocks.
+    for (const detail::BlockPool* pool : {&impl.small_, &impl.large_}) {
+        for (const detail::FreeEntry& entry : pool->blocks) {
+            const Block* block = entry.block;
+            const Segment* segment = block->segment;
+            if (segment == nullptr || segment->index >= impl.segments_.size() ||
+                impl.segments_[segment->index] != segment || block->pool != pool) {
+                return "free set entry " + hex(entry.address) + " is not a block of a live segment of its pool";
+            }
+            if (!block->isAvailable() || !block->mapped) {
+                return "free set entry " + hex(entry.address) + " is not a free, mapped, idle block";
+            }
+            if (entry.stream != block->stream || entry.size != block->size || entry.address != block->address ||
+                entry.expandable != segment->expandable) {
+                return "free set entry " + hex(entry.address) + " has a stale key";
+            }
+        }
+    }
     if (impl.small_.blocks.size() != freeCount[kSmallPool] || impl.large_.blocks.size() != freeCount[kLargePool]) {
-        return "a free set holds blocks that are not free blocks of a live segment";
+        return "the free sets do not hold exactly the free blocks";
     }
     if (impl.small_.unmapped.size() != unmappedCount[kSmallPool] ||
         impl.large_.unmapped.size() != unmappedCount[kLargePool]) {
