@@ -161,15 +161,17 @@ void TimelineChartView::rebuild() {
 
     const double firstX = shown_.empty() ? 0.0 : static_cast<double>(shown_.front().firstEvent);
     const double lastX = shown_.empty() ? 1.0 : std::max(firstX + 1, static_cast<double>(shown_.back().lastEvent));
-    axisX_->setRange(firstX, lastX);
+    // The tick interval goes first: a new range under the old interval could ask Qt Charts for
+    // millions of ticks (0..1 with step 0.1, then 0..80000).
     axisX_->setTickType(QValueAxis::TicksDynamic);
     axisX_->setTickAnchor(0);
     axisX_->setTickInterval(NiceTicks::step(lastX - firstX, std::max(2, viewport()->width() / 110)));
+    axisX_->setRange(firstX, lastX);
     const double top = std::max(1.0, static_cast<double>(peak) / unit_ * 1.08);
-    axisBytes_->setRange(0.0, top);
     axisBytes_->setTickType(QValueAxis::TicksDynamic);
     axisBytes_->setTickAnchor(0);
     axisBytes_->setTickInterval(NiceTicks::step(top, std::max(2, viewport()->height() / 60)));
+    axisBytes_->setRange(0.0, top);
     viewport()->update();
 }
 

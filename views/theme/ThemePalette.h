@@ -55,6 +55,8 @@ struct ThemePalette {
 
 // Applies a theme to the whole application: Light and Dark install the Fusion style with a
 // matching palette; System restores the style and palette the application started with.
+// Existing widgets pick the new palette up through posted events (the next event-loop turn);
+// the views repaint with the matching table when their PaletteChange arrives.
 void applyTheme(QApplication& app, ThemeChoice choice);
 
 }  // namespace allocscope::views
