@@ -47,6 +47,13 @@ ReplayRun::~ReplayRun() = default;
 std::optional<std::uint64_t> ReplayRun::oracle(const PlacementRequest& request) {
     const std::map<std::uint64_t, std::uint64_t>& live = device_->liveRanges();
     if (options_.placement) return options_.placement->place(request, live, step_);
+    std::optional<std::uint64_t> address = recordedAddress(request, live);
+    if (!address && options_.fallbackPlacement) address = options_.fallbackPlacement->place(request, live, step_);
+    return address;
+}
+
+std::optional<std::uint64_t> ReplayRun::recordedAddress(const PlacementRequest& request,
+                                                        const std::map<std::uint64_t, std::uint64_t>& live) {
     if (step_ >= steps_.size()) return std::nullopt;
     const TraceStep& step = steps_[step_];
     const std::size_t last = step.program == kNoEntry ? step.end : step.program;

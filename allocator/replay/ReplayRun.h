@@ -51,6 +51,8 @@ public:
 private:
     class Capture;
     std::optional<std::uint64_t> oracle(const PlacementRequest& request);
+    std::optional<std::uint64_t> recordedAddress(const PlacementRequest& request,
+                                                 const std::map<std::uint64_t, std::uint64_t>& live);
     std::uint64_t push(const Op& op);
     void emitPhases(std::size_t upToEntry);
 

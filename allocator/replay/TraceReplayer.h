@@ -55,6 +55,9 @@ struct ReplayOptions {
     // Placement of new segments. null: the recorded addresses (the oracle above), which is only
     // right when replaying under the recorded config. Not owned; must outlive the replay.
     PlacementModel* placement = nullptr;
+    // With recorded addresses: asked when the step has no recorded answer (the replay has left
+    // the recording, e.g. under another memory fraction). null: the SimulatedDevice's own policy.
+    PlacementModel* fallbackPlacement = nullptr;
     // Steps before which an explicit empty_cache() runs. nullopt: inferred from the recording
     // (needs recorded placement). A what-if passes the steps its exact replay inferred.
     std::optional<std::vector<std::size_t>> emptyCacheSteps;

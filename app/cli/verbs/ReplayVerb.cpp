@@ -208,6 +208,10 @@ int runReplay(VerbContext& ctx) {
         std::unique_ptr<alloc::PlacementModel> model;
         alloc::ReplayResult result;
         if (exact) {
+            // Where the replay leaves the recording (another memory fraction...), new segments
+            // are placed by the driver model rather than arbitrarily.
+            model = std::make_unique<alloc::DriverPlacementModel>(trace);
+            options.fallbackPlacement = model.get();
             result = alloc::TraceReplayer::replay(trace, options);
         } else {
             if (args.placement == "driver") model = std::make_unique<alloc::DriverPlacementModel>(trace);
