@@ -3,7 +3,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
-#include <QFontDatabase>
+
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QKeyEvent>
@@ -17,6 +17,7 @@
 #include <QVBoxLayout>
 
 #include "views/theme/ThemePalette.h"
+#include "views/util/MonospaceFont.h"
 #include "views/widgets/RoundupDivisionsEditor.h"
 
 namespace allocscope::views {
@@ -31,7 +32,7 @@ ConfigEditorWidget::ConfigEditorWidget(QWidget* parent)
 
     // A one-line QPlainTextEdit rather than a QLineEdit: extra selections can underline the exact
     // characters the validator points at.
-    raw_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    raw_->setFont(MonospaceFont::font());
     raw_->setLineWrapMode(QPlainTextEdit::NoWrap);
     raw_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     raw_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);

@@ -1,6 +1,6 @@
 #include "views/widgets/MemorySummaryView.h"
 
-#include <QFontDatabase>
+
 #include <QHeaderView>
 #include <QPlainTextEdit>
 #include <QScrollBar>
@@ -8,6 +8,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "views/util/MonospaceFont.h"
 #include "views/widgets/SummaryTableModel.h"
 
 namespace allocscope::views {
@@ -33,7 +34,7 @@ MemorySummaryView::MemorySummaryView(QWidget* parent)
 
     text_->setReadOnly(true);
     text_->setLineWrapMode(QPlainTextEdit::NoWrap);
-    text_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    text_->setFont(MonospaceFont::font());
     text_->setToolTip(tr("torch.cuda.memory_summary() at the current event, as PyTorch prints it"));
 
     tabs_->addTab(table_, tr("Summary"));
