@@ -101,21 +101,29 @@ private:
         stack_.pop_back();
         return r;
     }
-    // Pops everything above the innermost MARK and the MARK itself.
-    std::vector<PyRef> popMark() {
+    // Pops the innermost MARK; returns where the values pushed since then start on the stack.
+    // Callers consume stack_[from, end) in place: no temporary vector per dict or list.
+    size_t popMark() {
         if (marks_.empty()) fail(std::string(opName()) + " without a preceding MARK");
         const size_t m = marks_.back();
         marks_.pop_back();
-        std::vector<PyRef> items(stack_.begin() + static_cast<std::ptrdiff_t>(m), stack_.end());
-        stack_.resize(m);
-        return items;
+        return m;
+    }
+    // Like need(), for the part of the stack below position `top`.
+    void needBelow(size_t top, size_t n) {
+        const size_t base = marks_.empty() ? 0 : marks_.back();
+        if (top - base < n) {
+            fail(std::string("stack underflow: ") + opName() + " needs " + std::to_string(n) +
+                 " value(s) on the stack, found " + std::to_string(top - base));
+        }
     }
 
     void pushString(uint64_t length, bool unicode);
     void pushLong(uint64_t length);
-    void setItems(PyRef dict, const std::vector<PyRef>& kv);
-    void appendItems(PyRef list, const std::vector<PyRef>& items);
-    PyRef makeTuple(const std::vector<PyRef>& items);
+    // Each moves stack_[from, end) into the container and shrinks the stack to `from`.
+    void setItems(PyRef dict, size_t from);
+    void appendItems(PyRef list, size_t from);
+    PyRef makeContainer(PyKind kind, size_t from);
     void memoGet(uint64_t index);
     void memoPut(uint64_t index);
     [[noreturn]] void refuse();
@@ -167,33 +175,36 @@ void Machine::pushLong(uint64_t length) {
     stack_.push_back(tree_.addInt(bits, negative, opOffset_));
 }
 
-void Machine::setItems(PyRef dict, const std::vector<PyRef>& kv) {
+void Machine::setItems(PyRef dict, size_t from) {
     if (tree_.kind(dict) != PyKind::Dict) {
         fail(std::string(opName()) + " into " + PyTree::kindName(tree_.kind(dict)) + ", not a dict");
     }
-    if (kv.size() % 2 != 0) fail(std::string(opName()) + " with an odd number of keys and values");
-    for (size_t i = 0; i < kv.size(); i += 2) {
-        const PyKind k = tree_.kind(kv[i]);
+    if ((stack_.size() - from) % 2 != 0) fail(std::string(opName()) + " with an odd number of keys and values");
+    for (size_t i = from; i < stack_.size(); i += 2) {
+        const PyKind k = tree_.kind(stack_[i]);
         if (k == PyKind::List || k == PyKind::Dict) {
             fail(std::string("unhashable dict key (") + PyTree::kindName(k) + ")");
         }
     }
     std::vector<PyRef>& items = tree_.items(dict);
-    items.insert(items.end(), kv.begin(), kv.end());
+    items.insert(items.end(), stack_.begin() + static_cast<std::ptrdiff_t>(from), stack_.end());
+    stack_.resize(from);
 }
 
-void Machine::appendItems(PyRef list, const std::vector<PyRef>& items) {
+void Machine::appendItems(PyRef list, size_t from) {
     if (tree_.kind(list) != PyKind::List) {
         fail(std::string(opName()) + " to " + PyTree::kindName(tree_.kind(list)) + ", not a list");
     }
-    std::vector<PyRef>& target = tree_.items(list);
-    target.insert(target.end(), items.begin(), items.end());
+    std::vector<PyRef>& items = tree_.items(list);
+    items.insert(items.end(), stack_.begin() + static_cast<std::ptrdiff_t>(from), stack_.end());
+    stack_.resize(from);
 }
 
-PyRef Machine::makeTuple(const std::vector<PyRef>& items) {
-    const PyRef t = tree_.addContainer(PyKind::Tuple, opOffset_);
-    tree_.items(t) = items;
-    return t;
+PyRef Machine::makeContainer(PyKind kind, size_t from) {
+    const PyRef c = tree_.addContainer(kind, opOffset_);
+    tree_.items(c).assign(stack_.begin() + static_cast<std::ptrdiff_t>(from), stack_.end());
+    stack_.resize(from);
+    return c;
 }
 
 void Machine::memoGet(uint64_t index) {
@@ -256,62 +267,54 @@ PyTree Machine::run() {
         }
         case '(': marks_.push_back(stack_.size()); break;
         case '0': pop(); break;
-        case '1': popMark(); break;
+        case '1': stack_.resize(popMark()); break;
         case '2': need(1); stack_.push_back(stack_.back()); break;
         case '}': stack_.push_back(tree_.addContainer(PyKind::Dict, opOffset_)); break;
         case ']': stack_.push_back(tree_.addContainer(PyKind::List, opOffset_)); break;
         case ')': stack_.push_back(tree_.addContainer(PyKind::Tuple, opOffset_)); break;
         case 'd': {  // DICT (mark-based)
-            const std::vector<PyRef> kv = popMark();
+            const size_t m = popMark();
             const PyRef d = tree_.addContainer(PyKind::Dict, opOffset_);
-            setItems(d, kv);
+            setItems(d, m);
             stack_.push_back(d);
             break;
         }
         case 'l': {  // LIST (mark-based)
-            const std::vector<PyRef> items = popMark();
-            const PyRef l = tree_.addContainer(PyKind::List, opOffset_);
-            tree_.items(l) = items;
-            stack_.push_back(l);
+            const size_t m = popMark();
+            stack_.push_back(makeContainer(PyKind::List, m));
             break;
         }
         case 't': {
-            const std::vector<PyRef> items = popMark();
-            stack_.push_back(makeTuple(items));
+            const size_t m = popMark();
+            stack_.push_back(makeContainer(PyKind::Tuple, m));
             break;
         }
         case 0x85: case 0x86: case 0x87: {  // TUPLE1..3
             const size_t n = op_ - 0x84u;
             need(n);
-            std::vector<PyRef> items(stack_.end() - static_cast<std::ptrdiff_t>(n), stack_.end());
-            stack_.resize(stack_.size() - n);
-            stack_.push_back(makeTuple(items));
+            stack_.push_back(makeContainer(PyKind::Tuple, stack_.size() - n));
             break;
         }
         case 's': {  // SETITEM
             need(3);
-            std::vector<PyRef> kv{stack_[stack_.size() - 2], stack_.back()};
-            stack_.resize(stack_.size() - 2);
-            setItems(stack_.back(), kv);
+            setItems(stack_[stack_.size() - 3], stack_.size() - 2);
             break;
         }
         case 'u': {  // SETITEMS
-            const std::vector<PyRef> kv = popMark();
-            need(1);
-            setItems(stack_.back(), kv);
+            const size_t m = popMark();
+            needBelow(m, 1);
+            setItems(stack_[m - 1], m);
             break;
         }
         case 'a': {  // APPEND
             need(2);
-            const PyRef item = stack_.back();
-            stack_.pop_back();
-            appendItems(stack_.back(), {item});
+            appendItems(stack_[stack_.size() - 2], stack_.size() - 1);
             break;
         }
         case 'e': {  // APPENDS
-            const std::vector<PyRef> items = popMark();
-            need(1);
-            appendItems(stack_.back(), items);
+            const size_t m = popMark();
+            needBelow(m, 1);
+            appendItems(stack_[m - 1], m);
             break;
         }
         case 0x8c: pushString(takeLE(1), true); break;  // SHORT_BINUNICODE

@@ -46,6 +46,9 @@ public:
     size_t size() const { return nodes_.size(); }
 
     const std::string& text(PyRef ref) const { return strings_[nodes_[ref].index]; }
+    // Str and Bytes nodes index a table of texts; memo-shared strings share one entry, which lets
+    // readers cache per-entry facts (SnapshotReader caches which key a string names).
+    size_t textCount() const { return strings_.size(); }
     const std::vector<PyRef>& items(PyRef ref) const { return items_[nodes_[ref].index]; }
     std::vector<PyRef>& items(PyRef ref) { return items_[nodes_[ref].index]; }
     double floatValue(PyRef ref) const;

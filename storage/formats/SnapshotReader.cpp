@@ -1,5 +1,6 @@
 #include "storage/formats/SnapshotReader.h"
 
+#include <array>
 #include <limits>
 #include <vector>
 
@@ -37,9 +38,43 @@ struct Path {
     }
 };
 
+// Every dict key the reader knows, across all snapshot dicts. A dict is read in one pass into a
+// Fields table (key -> value, last occurrence wins as in Python), instead of one linear search per
+// key: snapshots have millions of small dicts.
+enum Key : uint8_t {
+    kSegments, kDeviceTraces, kAllocatorSettings, kExternalAnnotations,
+    kDevice, kAddress, kTotalSize, kAllocatedSize, kActiveSize, kRequestedSize, kStream, kSegmentType,
+    kSegmentPoolId, kIsExpandable, kFrames, kBlocks, kSize, kState,
+    kAction, kAddr, kDeviceFree, kTimeUs, kCompileContext, kUserMetadata, kPoolId,
+    kFilename, kLine, kName, kStage,
+    kConf, kMaxSplitSize, kGcThreshold, kExpandableSegments, kPinnedThreads, kReleaseLock, kPinnedHostRegister,
+    kGraphCaptureReuse, kMaxRoundThreshold, kMaxCachedSize, kRoundup,
+    kKeyCount
+};
+constexpr std::array<std::string_view, kKeyCount> kKeyNames{
+    "segments", "device_traces", "allocator_settings", "external_annotations",
+    "device", "address", "total_size", "allocated_size", "active_size", "requested_size", "stream", "segment_type",
+    "segment_pool_id", "is_expandable", "frames", "blocks", "size", "state",
+    "action", "addr", "device_free", "time_us", "compile_context", "user_metadata", "pool_id",
+    "filename", "line", "name", "stage",
+    "PYTORCH_CUDA_ALLOC_CONF", "max_split_size", "garbage_collection_threshold", "expandable_segments",
+    "pinned_num_register_threads", "release_lock_on_cudamalloc", "pinned_use_cuda_host_register",
+    "graph_capture_record_stream_reuse", "max_round_threshold", "max_cached_size", "roundup_power2_divisions",
+};
+constexpr PyRef kAbsent = std::numeric_limits<PyRef>::max();  // never a node: PyTree stops before
+constexpr uint8_t kUnknownKey = 0xFF;
+constexpr uint8_t kNotLookedUp = 0xFE;
+
+struct Fields {
+    PyRef dict = 0;
+    std::array<PyRef, kKeyCount> value;
+    bool has(Key k) const { return value[k] != kAbsent; }
+    PyRef operator[](Key k) const { return value[k]; }
+};
+
 class Converter {
 public:
-    explicit Converter(const PyTree& tree) : t_(tree) {}
+    explicit Converter(const PyTree& tree) : t_(tree), keyOf_(tree.textCount(), kNotLookedUp) {}
 
     Snapshot snapshot();
 
@@ -105,77 +140,100 @@ private:
         expect(ref, PyKind::Dict, path);
         return ref;
     }
-    bool has(PyRef d, std::string_view key, PyRef& out) const { return t_.find(d, key, out); }
-    PyRef required(PyRef d, std::string_view key, const Path& path) const {
-        PyRef out = 0;
-        if (!t_.find(d, key, out)) fail("missing key '" + std::string(key) + "'", path, d);
-        return out;
+    // Which known key a str node names; memo-shared key strings are looked up once.
+    uint8_t keyOf(PyRef key) {
+        uint8_t& cached = keyOf_[t_.node(key).index];
+        if (cached == kNotLookedUp) {
+            cached = kUnknownKey;
+            const std::string& text = t_.text(key);
+            for (size_t k = 0; k < kKeyCount; ++k) {
+                if (kKeyNames[k] == text) {
+                    cached = static_cast<uint8_t>(k);
+                    break;
+                }
+            }
+        }
+        return cached;
+    }
+    Fields fields(PyRef ref, const Path& path) {
+        Fields f;
+        f.dict = dict(ref, path);
+        f.value.fill(kAbsent);
+        const std::vector<PyRef>& kv = t_.items(f.dict);
+        for (size_t i = 0; i + 1 < kv.size(); i += 2) {
+            if (t_.kind(kv[i]) != PyKind::Str) continue;  // unknown (non-str) keys are ignored
+            const uint8_t k = keyOf(kv[i]);
+            if (k != kUnknownKey) f.value[k] = kv[i + 1];
+        }
+        return f;
+    }
+    PyRef required(const Fields& f, Key key, const Path& path) const {
+        if (!f.has(key)) fail("missing key '" + std::string(kKeyNames[key]) + "'", path, f.dict);
+        return f[key];
     }
 
-    std::vector<SnapshotFrame> frames(PyRef ref, const Path& path) const;
-    SnapshotSegment segment(PyRef ref, const Path& path) const;
-    SnapshotBlock block(PyRef ref, const Path& path) const;
-    TraceEntry traceEntry(PyRef ref, const Path& path) const;
-    AllocatorSettings settings(PyRef ref, const Path& path) const;
-    Annotation annotation(PyRef ref, const Path& path) const;
+    std::vector<SnapshotFrame> frames(PyRef ref, const Path& path);
+    SnapshotSegment segment(PyRef ref, const Path& path);
+    SnapshotBlock block(const Fields& f, const Path& path);
+    TraceEntry traceEntry(PyRef ref, const Path& path);
+    AllocatorSettings settings(PyRef ref, const Path& path);
+    Annotation annotation(PyRef ref, const Path& path);
 
     const PyTree& t_;
+    std::vector<uint8_t> keyOf_;  // by text index: a Key, kUnknownKey or kNotLookedUp
 };
 
-std::vector<SnapshotFrame> Converter::frames(PyRef ref, const Path& path) const {
+std::vector<SnapshotFrame> Converter::frames(PyRef ref, const Path& path) {
     std::vector<SnapshotFrame> out;
     const std::vector<PyRef>& items = list(ref, path);
     out.reserve(items.size());
     for (size_t i = 0; i < items.size(); ++i) {
         const Path p = path.at(i);
-        const PyRef d = dict(items[i], p);
-        SnapshotFrame f;
-        PyRef v = 0;
-        if (has(d, "filename", v)) f.filename = str(v, p.child("filename"));
-        if (has(d, "line", v)) f.line = i64(v, p.child("line"));
-        if (has(d, "name", v)) f.name = str(v, p.child("name"));
-        out.push_back(std::move(f));
+        const Fields f = fields(items[i], p);
+        SnapshotFrame frame;
+        if (f.has(kFilename)) frame.filename = str(f[kFilename], p.child("filename"));
+        if (f.has(kLine)) frame.line = i64(f[kLine], p.child("line"));
+        if (f.has(kName)) frame.name = str(f[kName], p.child("name"));
+        out.push_back(std::move(frame));
     }
     return out;
 }
 
-SnapshotBlock Converter::block(PyRef ref, const Path& path) const {
-    const PyRef d = dict(ref, path);
+SnapshotBlock Converter::block(const Fields& f, const Path& path) {
     SnapshotBlock b;
-    PyRef v = 0;
-    b.size = u64(required(d, "size", path), path.child("size"));
-    b.state = str(required(d, "state", path), path.child("state"));
-    if (has(d, "address", v)) b.address = u64(v, path.child("address"));
-    if (has(d, "requested_size", v)) b.requested_size = u64(v, path.child("requested_size"));
-    if (has(d, "frames", v)) b.frames = frames(v, path.child("frames"));
+    b.size = u64(required(f, kSize, path), path.child("size"));
+    b.state = str(required(f, kState, path), path.child("state"));
+    if (f.has(kAddress)) b.address = u64(f[kAddress], path.child("address"));
+    if (f.has(kRequestedSize)) b.requested_size = u64(f[kRequestedSize], path.child("requested_size"));
+    if (f.has(kFrames)) b.frames = frames(f[kFrames], path.child("frames"));
     return b;
 }
 
-SnapshotSegment Converter::segment(PyRef ref, const Path& path) const {
-    const PyRef d = dict(ref, path);
+SnapshotSegment Converter::segment(PyRef ref, const Path& path) {
+    const Fields f = fields(ref, path);
     SnapshotSegment s;
-    PyRef v = 0;
-    s.address = u64(required(d, "address", path), path.child("address"));
-    s.total_size = u64(required(d, "total_size", path), path.child("total_size"));
-    if (has(d, "device", v)) s.device = i64(v, path.child("device"));
-    if (has(d, "allocated_size", v)) s.allocated_size = u64(v, path.child("allocated_size"));
-    if (has(d, "active_size", v)) s.active_size = u64(v, path.child("active_size"));
-    if (has(d, "requested_size", v)) s.requested_size = u64(v, path.child("requested_size"));
-    if (has(d, "stream", v)) s.stream = bits64(v, path.child("stream"));
-    if (has(d, "segment_type", v)) s.segment_type = str(v, path.child("segment_type"));
-    if (has(d, "segment_pool_id", v)) s.segment_pool_id = pair(v, path.child("segment_pool_id"));
-    if (has(d, "is_expandable", v)) s.is_expandable = boolean(v, path.child("is_expandable"));
-    if (has(d, "frames", v)) s.frames = frames(v, path.child("frames"));
-    if (has(d, "blocks", v)) {
+    s.address = u64(required(f, kAddress, path), path.child("address"));
+    s.total_size = u64(required(f, kTotalSize, path), path.child("total_size"));
+    if (f.has(kDevice)) s.device = i64(f[kDevice], path.child("device"));
+    if (f.has(kAllocatedSize)) s.allocated_size = u64(f[kAllocatedSize], path.child("allocated_size"));
+    if (f.has(kActiveSize)) s.active_size = u64(f[kActiveSize], path.child("active_size"));
+    if (f.has(kRequestedSize)) s.requested_size = u64(f[kRequestedSize], path.child("requested_size"));
+    if (f.has(kStream)) s.stream = bits64(f[kStream], path.child("stream"));
+    if (f.has(kSegmentType)) s.segment_type = str(f[kSegmentType], path.child("segment_type"));
+    if (f.has(kSegmentPoolId)) s.segment_pool_id = pair(f[kSegmentPoolId], path.child("segment_pool_id"));
+    if (f.has(kIsExpandable)) s.is_expandable = boolean(f[kIsExpandable], path.child("is_expandable"));
+    if (f.has(kFrames)) s.frames = frames(f[kFrames], path.child("frames"));
+    if (f.has(kBlocks)) {
         const Path bp = path.child("blocks");
-        const std::vector<PyRef>& items = list(v, bp);
+        const std::vector<PyRef>& items = list(f[kBlocks], bp);
         // Files before PyTorch 2.1 have no block addresses: blocks tile the segment in order.
         uint64_t running = s.address;
         s.blocks.reserve(items.size());
         for (size_t i = 0; i < items.size(); ++i) {
-            PyRef a = 0;
-            SnapshotBlock b = block(items[i], bp.at(i));
-            if (!has(items[i], "address", a)) b.address = running;
+            const Path p = bp.at(i);
+            const Fields bf = fields(items[i], p);
+            SnapshotBlock b = block(bf, p);
+            if (!bf.has(kAddress)) b.address = running;
             running = b.address + b.size;
             s.blocks.push_back(std::move(b));
         }
@@ -183,64 +241,65 @@ SnapshotSegment Converter::segment(PyRef ref, const Path& path) const {
     return s;
 }
 
-TraceEntry Converter::traceEntry(PyRef ref, const Path& path) const {
-    const PyRef d = dict(ref, path);
+TraceEntry Converter::traceEntry(PyRef ref, const Path& path) {
+    const Fields f = fields(ref, path);
     TraceEntry e;
-    PyRef v = 0;
-    e.action = str(required(d, "action", path), path.child("action"));
-    if (has(d, "addr", v)) {
-        e.addr = u64(v, path.child("addr"));
+    e.action = str(required(f, kAction, path), path.child("action"));
+    if (f.has(kAddr)) {
+        e.addr = u64(f[kAddr], path.child("addr"));
         e.has_addr = true;
     }
-    if (has(d, "device_free", v)) {
-        e.device_free = u64(v, path.child("device_free"));
+    if (f.has(kDeviceFree)) {
+        e.device_free = u64(f[kDeviceFree], path.child("device_free"));
         e.has_device_free = true;
     }
-    if (has(d, "size", v)) e.size = u64(v, path.child("size"));
-    if (has(d, "stream", v)) e.stream = bits64(v, path.child("stream"));
-    if (has(d, "time_us", v)) e.time_us = i64(v, path.child("time_us"));
-    if (has(d, "frames", v)) e.frames = frames(v, path.child("frames"));
-    if (has(d, "compile_context", v)) e.compile_context = str(v, path.child("compile_context"));
-    if (has(d, "user_metadata", v)) e.user_metadata = str(v, path.child("user_metadata"));
-    if (has(d, "pool_id", v)) {
-        e.pool_id = pair(v, path.child("pool_id"));
+    if (f.has(kSize)) e.size = u64(f[kSize], path.child("size"));
+    if (f.has(kStream)) e.stream = bits64(f[kStream], path.child("stream"));
+    if (f.has(kTimeUs)) e.time_us = i64(f[kTimeUs], path.child("time_us"));
+    if (f.has(kFrames)) e.frames = frames(f[kFrames], path.child("frames"));
+    if (f.has(kCompileContext)) e.compile_context = str(f[kCompileContext], path.child("compile_context"));
+    if (f.has(kUserMetadata)) e.user_metadata = str(f[kUserMetadata], path.child("user_metadata"));
+    if (f.has(kPoolId)) {
+        e.pool_id = pair(f[kPoolId], path.child("pool_id"));
         e.has_pool_id = true;
     }
     return e;
 }
 
-AllocatorSettings Converter::settings(PyRef ref, const Path& path) const {
-    const PyRef d = dict(ref, path);
+AllocatorSettings Converter::settings(PyRef ref, const Path& path) {
+    const Fields f = fields(ref, path);
     AllocatorSettings s;
     s.present = true;
-    PyRef v = 0;
-    if (has(d, "PYTORCH_CUDA_ALLOC_CONF", v)) s.conf = str(v, path.child("PYTORCH_CUDA_ALLOC_CONF"));
-    if (has(d, "max_split_size", v)) {
+    if (f.has(kConf)) s.conf = str(f[kConf], path.child("PYTORCH_CUDA_ALLOC_CONF"));
+    if (f.has(kMaxSplitSize)) {
         // PyTorch casts SIZE_MAX ("unlimited") to int64, giving -1; a writer that kept it unsigned
         // gives 2^64-1. Both mean unlimited, so keep the 64-bit pattern as int64.
-        s.max_split_size = static_cast<int64_t>(bits64(v, path.child("max_split_size")));
+        s.max_split_size = static_cast<int64_t>(bits64(f[kMaxSplitSize], path.child("max_split_size")));
     }
-    if (has(d, "garbage_collection_threshold", v)) {
-        s.garbage_collection_threshold = number(v, path.child("garbage_collection_threshold"));
+    if (f.has(kGcThreshold)) {
+        s.garbage_collection_threshold = number(f[kGcThreshold], path.child("garbage_collection_threshold"));
     }
-    if (has(d, "expandable_segments", v)) s.expandable_segments = boolean(v, path.child("expandable_segments"));
-    if (has(d, "pinned_num_register_threads", v)) {
-        s.pinned_num_register_threads = i64(v, path.child("pinned_num_register_threads"));
+    if (f.has(kExpandableSegments)) {
+        s.expandable_segments = boolean(f[kExpandableSegments], path.child("expandable_segments"));
     }
-    if (has(d, "release_lock_on_cudamalloc", v)) {
-        s.release_lock_on_cudamalloc = boolean(v, path.child("release_lock_on_cudamalloc"));
+    if (f.has(kPinnedThreads)) {
+        s.pinned_num_register_threads = i64(f[kPinnedThreads], path.child("pinned_num_register_threads"));
     }
-    if (has(d, "pinned_use_cuda_host_register", v)) {
-        s.pinned_use_cuda_host_register = boolean(v, path.child("pinned_use_cuda_host_register"));
+    if (f.has(kReleaseLock)) {
+        s.release_lock_on_cudamalloc = boolean(f[kReleaseLock], path.child("release_lock_on_cudamalloc"));
     }
-    if (has(d, "graph_capture_record_stream_reuse", v)) {
-        s.graph_capture_record_stream_reuse = boolean(v, path.child("graph_capture_record_stream_reuse"));
+    if (f.has(kPinnedHostRegister)) {
+        s.pinned_use_cuda_host_register = boolean(f[kPinnedHostRegister], path.child("pinned_use_cuda_host_register"));
     }
-    if (has(d, "max_round_threshold", v)) s.max_round_threshold = i64(v, path.child("max_round_threshold"));
-    if (has(d, "max_cached_size", v)) s.max_cached_size = i64(v, path.child("max_cached_size"));
-    if (has(d, "roundup_power2_divisions", v)) {
+    if (f.has(kGraphCaptureReuse)) {
+        s.graph_capture_record_stream_reuse =
+            boolean(f[kGraphCaptureReuse], path.child("graph_capture_record_stream_reuse"));
+    }
+    if (f.has(kMaxRoundThreshold)) s.max_round_threshold = i64(f[kMaxRoundThreshold], path.child("max_round_threshold"));
+    if (f.has(kMaxCachedSize)) s.max_cached_size = i64(f[kMaxCachedSize], path.child("max_cached_size"));
+    if (f.has(kRoundup)) {
         const Path rp = path.child("roundup_power2_divisions");
-        const std::vector<PyRef>& kv = t_.items(dict(v, rp));
+        const std::vector<PyRef>& kv = t_.items(dict(f[kRoundup], rp));
         s.roundup_present = true;
         for (size_t i = 0; i + 1 < kv.size(); i += 2) {
             const std::string key = str(kv[i], rp);
@@ -256,14 +315,13 @@ AllocatorSettings Converter::settings(PyRef ref, const Path& path) const {
     return s;
 }
 
-Annotation Converter::annotation(PyRef ref, const Path& path) const {
-    const PyRef d = dict(ref, path);
+Annotation Converter::annotation(PyRef ref, const Path& path) {
+    const Fields f = fields(ref, path);
     Annotation a;
-    PyRef v = 0;
-    if (has(d, "name", v)) a.name = str(v, path.child("name"));
-    if (has(d, "stage", v)) a.stage = str(v, path.child("stage"));
-    if (has(d, "device", v)) a.device = i64(v, path.child("device"));
-    if (has(d, "time_us", v)) a.time_us = i64(v, path.child("time_us"));
+    if (f.has(kName)) a.name = str(f[kName], path.child("name"));
+    if (f.has(kStage)) a.stage = str(f[kStage], path.child("stage"));
+    if (f.has(kDevice)) a.device = i64(f[kDevice], path.child("device"));
+    if (f.has(kTimeUs)) a.time_us = i64(f[kTimeUs], path.child("time_us"));
     return a;
 }
 
@@ -271,25 +329,27 @@ Snapshot Converter::snapshot() {
     Snapshot snap;
     const Path top;
     const PyRef root = t_.root;
-    PyRef segments = 0;
-    if (t_.kind(root) == PyKind::List) {
-        segments = root;  // the oldest form: a bare list of segments
-    } else if (t_.kind(root) == PyKind::Dict) {
-        if (!has(root, "segments", segments)) fail("missing key 'segments': not a PyTorch memory snapshot", top, root);
-    } else {
-        fail(std::string("top level is ") + PyTree::kindName(t_.kind(root)) +
-             ", expected a dict (a PyTorch memory snapshot)", top, root);
+    if (t_.kind(root) == PyKind::List) {  // the oldest form: a bare list of segments
+        const std::vector<PyRef>& segs = t_.items(root);
+        snap.segments.reserve(segs.size());
+        for (size_t i = 0; i < segs.size(); ++i) snap.segments.push_back(segment(segs[i], top.at(i)));
+        return snap;
     }
-    const Path sp = t_.kind(root) == PyKind::List ? top : top.child("segments");
-    const std::vector<PyRef>& segs = list(segments, sp);
+    if (t_.kind(root) != PyKind::Dict) {
+        fail(std::string("top level is ") + PyTree::kindName(t_.kind(root)) +
+                 ", expected a dict (a PyTorch memory snapshot)",
+             top, root);
+    }
+    const Fields f = fields(root, top);
+    if (!f.has(kSegments)) fail("missing key 'segments': not a PyTorch memory snapshot", top, root);
+    const Path sp = top.child("segments");
+    const std::vector<PyRef>& segs = list(f[kSegments], sp);
     snap.segments.reserve(segs.size());
     for (size_t i = 0; i < segs.size(); ++i) snap.segments.push_back(segment(segs[i], sp.at(i)));
-    if (t_.kind(root) != PyKind::Dict) return snap;
 
-    PyRef v = 0;
-    if (has(root, "device_traces", v)) {
+    if (f.has(kDeviceTraces)) {
         const Path dp = top.child("device_traces");
-        const std::vector<PyRef>& devices = list(v, dp);
+        const std::vector<PyRef>& devices = list(f[kDeviceTraces], dp);
         snap.device_traces.resize(devices.size());
         for (size_t dev = 0; dev < devices.size(); ++dev) {
             const Path devPath = dp.at(dev);
@@ -300,10 +360,10 @@ Snapshot Converter::snapshot() {
             }
         }
     }
-    if (has(root, "allocator_settings", v)) snap.allocator_settings = settings(v, top.child("allocator_settings"));
-    if (has(root, "external_annotations", v)) {
+    if (f.has(kAllocatorSettings)) snap.allocator_settings = settings(f[kAllocatorSettings], top.child("allocator_settings"));
+    if (f.has(kExternalAnnotations)) {
         const Path ap = top.child("external_annotations");
-        const std::vector<PyRef>& items = list(v, ap);
+        const std::vector<PyRef>& items = list(f[kExternalAnnotations], ap);
         for (size_t i = 0; i < items.size(); ++i) snap.external_annotations.push_back(annotation(items[i], ap.at(i)));
     }
     return snap;
