@@ -18,10 +18,10 @@ QStringList traceNames() {
     return names;
 }
 
-GroundTruth loadGroundTruth(const QString& name) {
+GroundTruth loadGroundTruth(const QString& name, const QString& dir) {
     GroundTruth truth;
     truth.name = name;
-    QFile file(tracesDir() + "/" + name + ".json");
+    QFile file((dir.isEmpty() ? tracesDir() : dir) + "/" + name + ".json");
     if (!file.open(QIODevice::ReadOnly)) return truth;
     const QJsonObject o = QJsonDocument::fromJson(file.readAll()).object();
     truth.conf = o.value("PYTORCH_CUDA_ALLOC_CONF").toString().toStdString();

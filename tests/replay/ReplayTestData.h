@@ -27,7 +27,8 @@ struct GroundTruth {
 QString tracesDir();
 // The 12 shared traces (W__C without the async ones), sorted.
 QStringList traceNames();
-GroundTruth loadGroundTruth(const QString& name);
+// From `dir` (default: the shared traces).
+GroundTruth loadGroundTruth(const QString& name, const QString& dir = QString());
 // Options for replaying under the ground truth's config, fraction and total memory.
 allocscope::alloc::ReplayOptions optionsFor(const GroundTruth& truth);
 // "" when all 122 keys match; otherwise one line per differing key (key: want vs got).
