@@ -32,10 +32,15 @@ GeneratedProgram ModelLoadWorkload::generate(const WorkloadParams& params, std::
     const double billions = params.getDouble("billions");
     const auto layers = static_cast<std::uint64_t>(params.getInt("layers"));
     const auto vocab = static_cast<std::uint64_t>(params.getInt("vocab"));
-    // Parameters per block ~ 4 d^2 (attention) + 3 * d * 2.6875 d (MLP) = 12.0625 d^2.
-    const double perLayer = billions * 1e9 / static_cast<double>(layers);
+    // Parameters: per block ~ 4 d^2 (attention) + 3 * d * 2.6875 d (MLP) = 12.0625 d^2, plus the
+    // embedding and the head (vocab x d each). The widest d (a multiple of 64) within `billions`.
+    const double budget = billions * 1e9;
+    const auto total = [&](std::uint64_t width) {
+        const double w = static_cast<double>(width);
+        return static_cast<double>(layers) * 12.0625 * w * w + 2.0 * static_cast<double>(vocab) * w;
+    };
     std::uint64_t d = 64;
-    while (12.0625 * static_cast<double>((d + 64) * (d + 64)) <= perLayer) d += 64;
+    while (total(d + 64) <= budget) d += 64;
     const std::uint64_t ffn = (d * 43 / 16 + 255) / 256 * 256;
 
     ProgramBuilder b("load_model.py");

@@ -58,6 +58,33 @@ private slots:
         QVERIFY(withCap.ooms.empty() && noCap.ooms.empty());
     }
 
+    void growingKvCachesStrandMemoryThatExpandableSegmentsReturn() {
+        const GeneratedProgram g = wltest::generate("llm-inference-varlen", {{"requests", "6"}});
+        const auto runs = ComparisonEngine::compare(g.program, {wltest::config(""), wltest::config("expandable_segments:True")},
+                                                    wltest::h100());
+        // Every reallocated cache leaves its old block behind; under the default config most of
+        // it cannot be reused by the next, larger size.
+        QVERIFY(runs[0].peakReserved > 2 * runs[1].peakReserved);
+        QVERIFY(runs[0].peakAllocated < runs[0].peakReserved / 2);
+        std::size_t phases = 0;
+        for (const std::string& label : g.program.labels) phases += label == "prefill" || label == "decode";
+        QCOMPARE(phases, std::size_t(2));
+    }
+
+    void modelLoadLeavesStagingMemoryCached() {
+        const std::vector<std::pair<std::string, std::string>> small = {{"billions", "1"}, {"layers", "8"}};
+        auto withCache = small;
+        withCache.emplace_back("empty_cache", "true");
+        const RunMetrics kept = ComparisonEngine::runOne(wltest::generate("model-load", small).program, wltest::config(""), wltest::h100());
+        const RunMetrics emptied = ComparisonEngine::runOne(wltest::generate("model-load", withCache).program, wltest::config(""), wltest::h100());
+        // fp16 weights stay (about 2 GB for 1B parameters); the fp32 staging blocks stay cached.
+        QVERIFY(kept.finalAllocated > 1'800'000'000ull && kept.finalAllocated < 2'400'000'000ull);
+        QVERIFY(kept.finalReserved > kept.finalAllocated);
+        QCOMPARE(emptied.finalAllocated, kept.finalAllocated);
+        QVERIFY(emptied.finalReserved < kept.finalReserved);
+        QVERIFY(kept.peakAllocated > kept.finalAllocated);  // a staging tensor on top of the weights
+    }
+
     void compareRunsEveryWorkloadUnderTheFiveConfigs() {
         std::vector<CompareConfig> configs;
         for (const std::string& c : kFiveConfigs) configs.push_back(wltest::config(c));
