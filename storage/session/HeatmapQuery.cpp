@@ -85,18 +85,31 @@ HeatmapGrid HeatmapQuery::build(SessionReader& reader, int run, std::uint64_t fi
         if (auto grid = stored(reader, run)) {
             const auto inWindow = std::count_if(grid->columnEvents.begin(), grid->columnEvents.end(),
                                                 [&](std::uint64_t s) { return s >= first && s <= last; });
-            if (inWindow >= columns / 2 || length > 8 * kReplayLimit) return resample(*grid, first, last, columns, rows);
+            if (inWindow >= std::min<std::int64_t>(columns, 64)) return resample(*grid, first, last, columns, rows);
         }
     }
-    // Exact: replay the window, sampling the layout at each column's last event.
+    // Exact: replay the window once from the nearest keyframe, sampling the layout at each
+    // column's last event (stats fixups do not change the layout, so they are not needed).
+    auto columnEnd = [&](int c) {
+        return first + (static_cast<std::uint64_t>(c) + 1) * length / static_cast<std::uint64_t>(columns) - 1;
+    };
     StateCursor cursor(reader, run);
+    cursor.loadModel(columnEnd(0));
+    SegmentStateModel model = cursor.model();
     std::vector<HeatmapSample> samples;
     samples.reserve(static_cast<std::size_t>(columns));
-    for (int c = 0; c < columns; ++c) {
-        const std::uint64_t end = first + (static_cast<std::uint64_t>(c) + 1) * length / static_cast<std::uint64_t>(columns) - 1;
-        if (c == 0) cursor.loadModel(end);
-        else cursor.advanceTo(end);
-        samples.push_back(HeatmapRaster::sample(cursor.model(), end));
+    samples.push_back(HeatmapRaster::sample(model, columnEnd(0)));
+    int next = 1;
+    if (next < columns) {
+        reader.forEachChunk(run, columnEnd(0) + 1, last, [&](std::uint64_t, const std::vector<alloc::Event>& events) {
+            for (const alloc::Event& e : events) {
+                if (e.seq <= columnEnd(0)) continue;
+                if (e.seq > last) return false;
+                model.apply(e);
+                while (next < columns && e.seq == columnEnd(next)) samples.push_back(HeatmapRaster::sample(model, columnEnd(next++)));
+            }
+            return next < columns;
+        });
     }
     return HeatmapRaster::rasterize(samples, rows);
 }

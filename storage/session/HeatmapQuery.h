@@ -15,9 +15,9 @@ public:
     static HeatmapGrid build(SessionReader& reader, int run, std::uint64_t first, std::uint64_t last, int columns, int rows);
     // The stored grid as recorded (1,024..2,048 columns); nullopt for runs without one.
     static std::optional<HeatmapGrid> stored(SessionReader& reader, int run);
-    // Windows longer than this (and with too few stored columns for exact replay not to be
-    // needed) come from the stored grid.
-    static constexpr std::uint64_t kReplayLimit = 1'000'000;
+    // Windows longer than this come from the stored grid when it has at least
+    // min(columns, 64) columns inside the window; shorter ones are replayed exactly.
+    static constexpr std::uint64_t kReplayLimit = 250'000;
 };
 
 }  // namespace allocscope::storage

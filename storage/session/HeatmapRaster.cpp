@@ -19,14 +19,23 @@ HeatmapSample HeatmapRaster::sample(const SegmentStateModel& model, std::uint64_
     return out;
 }
 
-HeatmapGrid HeatmapRaster::rasterize(const std::vector<HeatmapSample>& samples, int rows) {
+HeatmapGrid HeatmapRaster::rasterize(const std::vector<HeatmapSample>& samples, int rows,
+                                     const std::vector<std::pair<std::uint64_t, std::uint64_t>>* axis) {
     HeatmapGrid grid;
-    // The axis: union of all reserved intervals of all samples.
+    // The axis: union of all reserved intervals of all samples (each sample's contiguous runs
+    // merged first, whatever their kind, so the sort sees one range per run of segments).
     std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
-    for (const HeatmapSample& s : samples) {
-        for (const HeatmapInterval& i : s.intervals) ranges.emplace_back(i.start, i.end);
+    if (axis != nullptr) {
+        ranges = *axis;
+    } else {
+        for (const HeatmapSample& s : samples) {
+            for (const HeatmapInterval& i : s.intervals) {
+                if (!ranges.empty() && ranges.back().second == i.start) ranges.back().second = i.end;
+                else ranges.emplace_back(i.start, i.end);
+            }
+        }
+        std::sort(ranges.begin(), ranges.end());
     }
-    std::sort(ranges.begin(), ranges.end());
     for (const auto& [start, end] : ranges) {
         if (!grid.axis.empty() && start <= grid.axis.back().address + grid.axis.back().size) {
             AxisRange& last = grid.axis.back();

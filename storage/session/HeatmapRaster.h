@@ -25,7 +25,10 @@ class HeatmapRaster {
 public:
     static HeatmapSample sample(const SegmentStateModel& model, std::uint64_t seq);
     // Builds a grid of samples.size() columns and `rows` rows (fewer if the axis is smaller).
-    static HeatmapGrid rasterize(const std::vector<HeatmapSample>& samples, int rows);
+    // `axis`: the reserved ranges (sorted, disjoint, covering every sampled interval); when
+    // null it is the union of the samples' intervals.
+    static HeatmapGrid rasterize(const std::vector<HeatmapSample>& samples, int rows,
+                                 const std::vector<std::pair<std::uint64_t, std::uint64_t>>* axis = nullptr);
 };
 
 }  // namespace allocscope::storage

@@ -65,6 +65,22 @@ void RunBuilder::applyFixup(SqliteDb& db, std::uint64_t afterCount, const alloc:
 
 void RunBuilder::track(const alloc::Event& e) {
     ++actionCounts_[static_cast<std::size_t>(e.action)];
+    if (e.action == alloc::EventAction::SegmentAlloc || e.action == alloc::EventAction::SegmentMap) {
+        // Union of every range ever reserved, merged as it grows.
+        std::uint64_t start = e.address;
+        std::uint64_t end = e.address + e.size;
+        auto it = reservedEver_.upper_bound(start);
+        if (it != reservedEver_.begin() && std::prev(it)->second >= start) {
+            --it;
+            start = it->first;
+            end = std::max(end, it->second);
+        }
+        while (it != reservedEver_.end() && it->first <= end) {
+            end = std::max(end, it->second);
+            it = reservedEver_.erase(it);
+        }
+        reservedEver_[start] = end;
+    }
     opCount_ = std::max(opCount_, e.opIndex + 1);
     const auto values = series_.array();
     if (values[1] > peaks_[1]) allocatedAtPeakReserved_ = values[0];
@@ -135,7 +151,8 @@ void RunBuilder::finish(SqliteDb& db, const alloc::StackTable* stacks, const std
         if (model_.applied() > 0 && (heatSamples_.empty() || heatSamples_.back().seq != model_.applied() - 1)) {
             heatSamples_.push_back(HeatmapRaster::sample(model_, model_.applied() - 1));
         }
-        const HeatmapGrid grid = HeatmapRaster::rasterize(heatSamples_, kHeatmapRows);
+        const std::vector<std::pair<std::uint64_t, std::uint64_t>> axisRanges(reservedEver_.begin(), reservedEver_.end());
+        const HeatmapGrid grid = HeatmapRaster::rasterize(heatSamples_, kHeatmapRows, &axisRanges);
         ByteWriter events;
         for (std::uint64_t seq : grid.columnEvents) events.varint(seq);
         ByteWriter axis;

@@ -5,6 +5,7 @@
 // stride, so a run of any length ends with 1,024 to 2,048 columns), and at the end the summary,
 // heatmap grid and stacks. Runs on the writer thread only.
 #include <array>
+#include <map>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -57,8 +58,9 @@ private:
     std::int64_t maxSegments_ = 0;
     std::int64_t maxLiveBlocks_ = 0;
     std::int64_t maxInactiveSplit_ = 0;
-    std::uint64_t heatStride_ = 64;
+    std::uint64_t heatStride_ = 256;
     std::vector<HeatmapSample> heatSamples_;
+    std::map<std::uint64_t, std::uint64_t> reservedEver_;  // start -> end: the heatmap's axis
 };
 
 // Stores a run's stacks: frames and stacks de-duplicated across the whole session.
