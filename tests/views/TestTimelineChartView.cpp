@@ -1,7 +1,4 @@
-#include <QAreaSeries>
 #include <QApplication>
-#include <QLineSeries>
-#include <QScatterSeries>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -22,14 +19,14 @@ TimelineBucket bucket(qint64 first, qint64 last, qint64 lo, qint64 hi, double fr
     return b;
 }
 
-double maxY(const QLineSeries* s) {
+double maxY(const QList<QPointF>& points) {
     double m = -1;
-    for (const QPointF& p : s->points()) m = std::max(m, p.y());
+    for (const QPointF& p : points) m = std::max(m, p.y());
     return m;
 }
-double minY(const QLineSeries* s) {
+double minY(const QList<QPointF>& points) {
     double m = 1e300;
-    for (const QPointF& p : s->points()) m = std::min(m, p.y());
+    for (const QPointF& p : points) m = std::min(m, p.y());
     return m;
 }
 }  // namespace
@@ -76,23 +73,23 @@ private slots:
         view.setData(d);
         QCOMPARE(view.displayedBucketCount(), 100);
         QCOMPARE(view.byteUnit(), 1024.0 * 1024.0);  // MiB
-        QLineSeries* upper = view.maxSeries(TimelineMetric::Allocated);
-        QLineSeries* lower = view.minSeries(TimelineMetric::Allocated);
-        QCOMPARE(upper->count(), 100);
-        QCOMPARE(lower->count(), 100);
+        const QList<QPointF> upper = view.maxPoints(TimelineMetric::Allocated);
+        const QList<QPointF> lower = view.minPoints(TimelineMetric::Allocated);
+        QCOMPARE(upper.size(), 100);
+        QCOMPARE(lower.size(), 100);
         QCOMPARE(maxY(upper), 100.0);
         QCOMPARE(minY(lower), 0.0);
-        QCOMPARE(upper->at(10).y(), 11.0);
-        QCOMPARE(lower->at(10).y(), 10.0);
-        QCOMPARE(upper->at(10).x(), 104.5);  // the bucket's middle event
-        QCOMPARE(view.maxSeries(TimelineMetric::Reserved)->at(50).y(), 200.0);
-        QCOMPARE(view.fragmentationSeries()->count(), 100);
-        QCOMPARE(view.fragmentationSeries()->at(50).y(), 25.0);  // percent
-        QCOMPARE(view.markerSeries(MarkerKind::Oom)->count(), 1);
-        QCOMPARE(view.markerSeries(MarkerKind::Retry)->count(), 2);
-        QCOMPARE(view.markerSeries(MarkerKind::GarbageCollection)->count(), 0);
-        QCOMPARE(view.markerSeries(MarkerKind::Oom)->at(0), QPointF(500, 200));  // on the reserved line
-        QVERIFY(view.markerSeries(MarkerKind::Oom)->markerShape() != view.markerSeries(MarkerKind::Retry)->markerShape());
+        QCOMPARE(upper.at(10).y(), 11.0);
+        QCOMPARE(lower.at(10).y(), 10.0);
+        QCOMPARE(upper.at(10).x(), 104.5);  // the bucket's middle event
+        QCOMPARE(view.maxPoints(TimelineMetric::Reserved).at(50).y(), 200.0);
+        QCOMPARE(view.fragmentationPoints().size(), 100);
+        QCOMPARE(view.fragmentationPoints().at(50).y(), 25.0);  // percent
+        QCOMPARE(view.markerPoints(MarkerKind::Oom).size(), 1);
+        QCOMPARE(view.markerPoints(MarkerKind::Retry).size(), 2);
+        QCOMPARE(view.markerPoints(MarkerKind::GarbageCollection).size(), 0);
+        QCOMPARE(view.markerPoints(MarkerKind::Oom).at(0), QPointF(500, 200));  // on the reserved line
+        QVERIFY(view.markerShape(MarkerKind::Oom) != view.markerShape(MarkerKind::Retry));
     }
 
     void downsamplesToThePixelWidth() {
@@ -105,8 +102,8 @@ private slots:
         view.setData(d);
         QVERIFY(view.displayedBucketCount() <= view.viewport()->width());
         QVERIFY(view.displayedBucketCount() >= view.viewport()->width() / 2);
-        QCOMPARE(view.maxSeries(TimelineMetric::Allocated)->count(), view.displayedBucketCount());
-        QCOMPARE(maxY(view.maxSeries(TimelineMetric::Allocated)), 40.0);  // GiB: the spike survives
+        QCOMPARE(view.maxPoints(TimelineMetric::Allocated).size(), view.displayedBucketCount());
+        QCOMPARE(maxY(view.maxPoints(TimelineMetric::Allocated)), 40.0);  // GiB: the spike survives
         // Wider window: more points.
         const int narrow = view.displayedBucketCount();
         view.resize(1600, 400);
@@ -147,10 +144,10 @@ private slots:
         view.resize(800, 400);
         view.setData(viewtest::realisticTimeline(200));
         const QColor expected = ThemePalette::dark().metric[static_cast<int>(TimelineMetric::Allocated)];
-        QCOMPARE(view.band(TimelineMetric::Allocated)->pen().color(), expected);
+        QCOMPARE(view.metricColor(TimelineMetric::Allocated), expected);
         applyTheme(*qApp, ThemeChoice::Light);
         QCoreApplication::processEvents();  // Qt delivers the new application palette by posted events
-        QCOMPARE(view.band(TimelineMetric::Allocated)->pen().color(),
+        QCOMPARE(view.metricColor(TimelineMetric::Allocated),
                  ThemePalette::light().metric[static_cast<int>(TimelineMetric::Allocated)]);
     }
 

@@ -96,6 +96,13 @@ TimelineChartView::TimelineChartView(QWidget* parent) : QChartView(parent) {
 QLineSeries* TimelineChartView::maxSeries(TimelineMetric metric) const { return band(metric)->upperSeries(); }
 QLineSeries* TimelineChartView::minSeries(TimelineMetric metric) const { return band(metric)->lowerSeries(); }
 
+QList<QPointF> TimelineChartView::maxPoints(TimelineMetric metric) const { return maxSeries(metric)->points(); }
+QList<QPointF> TimelineChartView::minPoints(TimelineMetric metric) const { return minSeries(metric)->points(); }
+QList<QPointF> TimelineChartView::fragmentationPoints() const { return fragmentation_->points(); }
+QList<QPointF> TimelineChartView::markerPoints(MarkerKind kind) const { return markerSeries(kind)->points(); }
+int TimelineChartView::markerShape(MarkerKind kind) const { return static_cast<int>(markerSeries(kind)->markerShape()); }
+QColor TimelineChartView::metricColor(TimelineMetric metric) const { return band(metric)->pen().color(); }
+
 void TimelineChartView::setData(TimelineData input) {
     data_ = std::move(input);
     builtForWidth_ = -1;
@@ -250,6 +257,10 @@ void TimelineChartView::mouseMoveEvent(QMouseEvent* event) {
 
 void TimelineChartView::resizeEvent(QResizeEvent* event) {
     QChartView::resizeEvent(event);
+    // Small charts (a short splitter pane) give the plot the room: no legend, no axis titles.
+    const bool compact = height() < 300 || width() < 420;
+    chart()->legend()->setVisible(!compact);
+    for (QValueAxis* axis : {axisX_, axisBytes_, axisFrag_}) axis->setTitleVisible(!compact);
     if (targetBuckets() != builtForWidth_ && static_cast<int>(data_.buckets.size()) > std::min(builtForWidth_, targetBuckets()))
         rebuild();
     else if (targetBuckets() != builtForWidth_)
@@ -266,12 +277,17 @@ void TimelineChartView::drawForeground(QPainter* painter, const QRectF& rect) {
     painter->save();
     painter->setClipRect(plot);
     const QFontMetrics fm(font());
-    for (const TimelinePhase& phase : data_.phases) {
-        const double x0 = std::max(plot.left(), sceneX(phase.firstEvent));
+    // Every other phase is shaded and each starts with a thin line, so phases that tile the
+    // whole run stay distinguishable instead of tinting everything.
+    for (std::size_t i = 0; i < data_.phases.size(); ++i) {
+        const TimelinePhase& phase = data_.phases[i];
+        const double start = sceneX(phase.firstEvent);
+        const double x0 = std::max(plot.left(), start);
         const double x1 = std::min(plot.right(), sceneX(phase.lastEvent));
         if (x1 <= x0) continue;
         const QRectF shade(x0, plot.top(), x1 - x0, plot.height());
-        painter->fillRect(shade, colors_.phaseShade);
+        if (i % 2 == 0) painter->fillRect(shade, colors_.phaseShade);
+        if (start > plot.left() + 1) painter->fillRect(QRectF(std::round(start), plot.top(), 1, plot.height()), colors_.mutedText);
         painter->setPen(colors_.mutedText);
         const QString label = fm.elidedText(phase.name, Qt::ElideRight, static_cast<int>(shade.width()) - 4);
         painter->drawText(shade.adjusted(3, 2, -1, 0), Qt::AlignLeft | Qt::AlignTop, label);

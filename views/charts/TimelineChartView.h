@@ -38,6 +38,13 @@ public:
     QLineSeries* fragmentationSeries() const { return fragmentation_; }
     QScatterSeries* markerSeries(MarkerKind kind) const { return markers_[static_cast<std::size_t>(kind)]; }
     double byteUnit() const { return unit_; }  // the y values are bytes / byteUnit()
+    // The same as plain values (callers outside views/charts/ must not include Qt Charts).
+    QList<QPointF> maxPoints(TimelineMetric metric) const;
+    QList<QPointF> minPoints(TimelineMetric metric) const;
+    QList<QPointF> fragmentationPoints() const;  // y in percent
+    QList<QPointF> markerPoints(MarkerKind kind) const;
+    int markerShape(MarkerKind kind) const;      // QScatterSeries::MarkerShape as int
+    QColor metricColor(TimelineMetric metric) const;
     int xForEvent(qint64 event) const;        // viewport x
     qint64 eventAtX(int viewportX) const;
 

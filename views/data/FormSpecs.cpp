@@ -32,7 +32,7 @@ ConfigFieldSpec intField(const char* key, const char* label, const char* group, 
 
 std::vector<ConfigFieldSpec> pytorchConfigFieldSpecs() {
     const char* device = "Device allocator";
-    const char* pinned = "Pinned host memory (no effect on the device allocator)";
+    const char* pinned = "Pinned host memory";
     std::vector<ConfigFieldSpec> specs;
 
     ConfigFieldSpec backend;
@@ -117,7 +117,8 @@ std::vector<ConfigFieldSpec> pytorchConfigFieldSpecs() {
     specs.push_back(fraction);
 
     specs.push_back(boolField("pinned_use_cuda_host_register", "Use cudaHostRegister", pinned,
-                              "Pinned allocations use malloc + cudaHostRegister instead of cudaHostAlloc."));
+                              "Pinned allocations use malloc + cudaHostRegister instead of cudaHostAlloc.\n"
+                              "Host-allocator options are accepted and kept; they do not change the device allocator."));
     specs.push_back(intField("pinned_num_register_threads", "Register threads", pinned,
                              "Threads used to register pinned pages (with cudaHostRegister).", 1, 128, 1, ""));
     specs.push_back(boolField("pinned_use_background_threads", "Background threads", pinned,

@@ -1,5 +1,6 @@
 #include "views/util/Formatting.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -37,6 +38,12 @@ QString Formatting::count(qint64 value) {
         grouped += digits[i];
     }
     return value < 0 ? QStringLiteral("-") + grouped : grouped;
+}
+
+int Formatting::addressWidth(const QFontMetrics& metrics) {
+    int widest = 0;
+    for (const char c : QByteArrayLiteral("0123456789abcdef")) widest = std::max(widest, metrics.horizontalAdvance(QLatin1Char(c)));
+    return metrics.horizontalAdvance(QStringLiteral("0x")) + 12 * widest + 1;
 }
 
 QString Formatting::percent(double share) {

@@ -1,6 +1,7 @@
 #pragma once
 // Text for numbers the views show: byte sizes in binary units (as memory_summary() does) and
 // device addresses in hex.
+#include <QFontMetrics>
 #include <QString>
 #include <QtGlobal>
 
@@ -16,6 +17,9 @@ struct Formatting {
     static QString count(qint64 value);
     // "42.0 %" of share in 0..1.
     static QString percent(double share);
+    // Pixels that any 12-digit device address ("0x" + 12 hex digits) needs in `metrics`: hex
+    // digits differ in width in proportional fonts, so "0x7fffffffffff" is not the widest.
+    static int addressWidth(const QFontMetrics& metrics);
 };
 
 }  // namespace allocscope::views

@@ -58,6 +58,7 @@ ConfigEditorWidget::ConfigEditorWidget(QWidget* parent)
     auto* scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     layout->addWidget(scroll, 1);
     form_ = new QWidget(scroll);
     scroll->setWidget(form_);
@@ -93,6 +94,8 @@ void ConfigEditorWidget::buildForm() {
             auto* box = new QGroupBox(spec.group.isEmpty() ? tr("Options") : spec.group, form);
             group = new QFormLayout(box);
             group->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
+            // In a narrow side panel the field goes under its label instead of off the edge.
+            group->setRowWrapPolicy(QFormLayout::WrapLongRows);
             outer->addWidget(box);
         }
         QWidget* editor = nullptr;

@@ -75,7 +75,7 @@ void HeatmapPlot::rebuildImage() {
 
 QRect HeatmapPlot::plotRect() const {
     const QFontMetrics fm(font());
-    const int left = fm.horizontalAdvance(QStringLiteral("0x7fffffffffff")) + kTick + 10;
+    const int left = Formatting::addressWidth(fm) + kTick + 10;
     const int bottom = 2 * fm.height() + kTick + 6;
     return QRect(left, kTopMargin, std::max(10, width() - left - kRightMargin), std::max(10, height() - kTopMargin - bottom));
 }
@@ -212,7 +212,7 @@ void HeatmapPlot::paintAddressAxis(QPainter& painter, const QRect& plot) const {
     painter.setPen(colors_.text);
     int lastLabelY = plot.bottom() + fm.height();  // labels go bottom-up; skip any that would overlap
     auto label = [&](int y, const QString& text, bool force) {
-        if (!force && std::abs(lastLabelY - y) < fm.height()) return;
+        if (!force && std::abs(lastLabelY - y) < fm.height() + 2) return;
         painter.drawLine(plot.left() - kTick, y, plot.left(), y);
         const QRect r(0, y - fm.height() / 2, plot.left() - kTick - 3, fm.height());
         painter.drawText(r, Qt::AlignRight | Qt::AlignVCenter, text);

@@ -14,6 +14,7 @@ namespace allocscope::views {
 
 ParamFormWidget::ParamFormWidget(QWidget* parent) : QWidget(parent), layout_(new QFormLayout(this)) {
     layout_->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
+    layout_->setRowWrapPolicy(QFormLayout::WrapLongRows);
 }
 
 void ParamFormWidget::setSpecs(std::vector<ParamSpec> specs) {

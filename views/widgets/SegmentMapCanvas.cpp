@@ -64,7 +64,7 @@ void SegmentMapCanvas::setData(SegmentMapData input) {
 void SegmentMapCanvas::updateMetrics() {
     const QFontMetrics fm(font());
     rowHeight_ = std::max(22, fm.height() + 8);
-    labelWidth_ = fm.horizontalAdvance(QStringLiteral("0x7fffffffffff  999.9 MiB  large  s99  exp")) + 2 * kMargin;
+    labelWidth_ = kMargin + Formatting::addressWidth(fm) + fm.horizontalAdvance(QStringLiteral("  000.0 MiB  large  s00  exp")) + kMargin;
 }
 
 int SegmentMapCanvas::barAreaWidth() const { return std::max(20, viewport()->width() - barLeft() - kMargin); }
@@ -269,8 +269,8 @@ void SegmentMapCanvas::paintRow(QPainter& painter, int segment, const QRect& cli
     painter.setPen(colors_.text);
     const QString addr = Formatting::address(seg.address);
     painter.drawText(label, Qt::AlignLeft | Qt::AlignVCenter, addr);
-    const int sizeLeft = label.left() + fm.horizontalAdvance(QStringLiteral("0x7fffffffffff  "));
-    const QRect sizeRect(sizeLeft, top, fm.horizontalAdvance(QStringLiteral("999.9 MiB")), rowHeight_);
+    const int sizeLeft = label.left() + Formatting::addressWidth(fm) + fm.horizontalAdvance(QStringLiteral("  "));
+    const QRect sizeRect(sizeLeft, top, fm.horizontalAdvance(QStringLiteral("000.0 MiB")), rowHeight_);
     painter.drawText(sizeRect, Qt::AlignRight | Qt::AlignVCenter, Formatting::bytes(seg.totalSize));
     painter.setPen(colors_.mutedText);
     QString tags = seg.pool == PoolKind::Small ? QStringLiteral("small") : QStringLiteral("large");
