@@ -1,5 +1,6 @@
 // The speed race on a real GPU: one fixed sequence of alloc/free operations (the allocator-core
-// benchmark's sequence: mixed sizes 512 B - 256 MiB, random frees) replayed through
+// benchmark's sequence, AllocBenchSequence.h: mixed sizes 512 B - 256 MiB, random frees, the size
+// mix of PyTorch's anchor benchmark) replayed through
 //   - AllocScope's CachingAllocator on CudaDevice (real device pointers, statistics kept,
 //     a CountingSink attached),
 //   - PyTorch's c10 CUDA caching allocator (built with -DALLOCSCOPE_WITH_C10, see gpu.cmake),

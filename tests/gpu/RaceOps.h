@@ -3,12 +3,12 @@
 // tensor ids dense from 0), built from a Program so every backend replays exactly the same
 // alloc/free sequence. Header-only: used by tests/benchmarks/bench_gpu_race.cpp and the GPU
 // checks, compiled with or without CUDA.
-#include <cmath>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
 
 #include "allocator/core/Op.h"
+#include "tests/benchmarks/AllocBenchSequence.h"
 
 namespace allocscope::gpu {
 
@@ -53,62 +53,27 @@ inline RaceOps raceOpsFromProgram(alloc::Program program) {
     return race;
 }
 
-// The anchor sequence of the PyTorch-side measurement (traces/pytorch-2.11-h100/README.md):
-// up to 400 live tensors and 6 GiB; half the allocations log-uniform in [512 B, 1 MiB), 42%
-// uniform in [1, 20) MiB, 8% uniform in [20, 256) MiB; an op allocates with probability 1/2
-// while under both limits, otherwise frees a uniformly chosen live tensor. A fixed xorshift
-// stream makes it identical in every process and on every machine.
-class AnchorSequence {
-public:
-    alloc::Program make(std::size_t count) {
-        alloc::Program program;
-        program.ops.reserve(count);
-        std::vector<std::uint64_t> liveIds;
-        std::vector<std::uint64_t> liveSizes;
-        std::uint64_t liveBytes = 0;
-        std::uint64_t nextId = 1;
-        constexpr std::uint64_t kMiB = 1ull << 20;
-        for (std::size_t i = 0; i < count; ++i) {
-            const bool room = liveIds.size() < 400 && liveBytes < (6ull << 30);
-            if (liveIds.empty() || (room && uniform() < 0.5)) {
-                const double pick = uniform();
-                std::uint64_t size = 0;
-                if (pick < 0.5) {
-                    size = static_cast<std::uint64_t>(std::exp(std::log(512.0) + uniform() * (std::log(1048576.0) - std::log(512.0))));
-                } else if (pick < 0.92) {
-                    size = static_cast<std::uint64_t>(static_cast<double>(kMiB) + uniform() * 19.0 * static_cast<double>(kMiB));
-                } else {
-                    size = static_cast<std::uint64_t>(20.0 * static_cast<double>(kMiB) + uniform() * 236.0 * static_cast<double>(kMiB));
-                }
-                program.ops.push_back(alloc::Op::alloc(nextId, size));
-                liveIds.push_back(nextId++);
-                liveSizes.push_back(size);
-                liveBytes += size;
-            } else {
-                const std::size_t victim = static_cast<std::size_t>(next() % liveIds.size());
-                program.ops.push_back(alloc::Op::free(liveIds[victim]));
-                liveBytes -= liveSizes[victim];
-                liveIds[victim] = liveIds.back();
-                liveSizes[victim] = liveSizes.back();
-                liveIds.pop_back();
-                liveSizes.pop_back();
-            }
+// The allocator-core benchmark's sequence (tests/benchmarks/AllocBenchSequence.h, the size mix
+// of PyTorch's anchor benchmark), as a Program: BenchOp's victim indexes the live list with
+// swap-with-last removal, which becomes a free of that tensor's id.
+inline alloc::Program benchSequenceProgram(std::size_t count) {
+    alloc::Program program;
+    program.ops.reserve(count);
+    std::vector<std::uint64_t> live;
+    std::uint64_t nextId = 1;
+    for (const bench::BenchOp& op : bench::makeBenchSequence(count)) {
+        if (op.alloc) {
+            program.ops.push_back(alloc::Op::alloc(nextId, op.size));
+            live.push_back(nextId++);
+        } else {
+            program.ops.push_back(alloc::Op::free(live[op.victim]));
+            live[op.victim] = live.back();
+            live.pop_back();
         }
-        return program;
     }
+    return program;
+}
 
-private:
-    std::uint64_t next() {
-        state_ ^= state_ << 13;
-        state_ ^= state_ >> 7;
-        state_ ^= state_ << 17;
-        return state_;
-    }
-    double uniform() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }
-
-    std::uint64_t state_ = 88172645463325252ull;
-};
-
-inline RaceOps makeRaceOps(std::size_t count) { return raceOpsFromProgram(AnchorSequence().make(count)); }
+inline RaceOps makeRaceOps(std::size_t count) { return raceOpsFromProgram(benchSequenceProgram(count)); }
 
 }  // namespace allocscope::gpu
