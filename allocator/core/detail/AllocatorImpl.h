@@ -3,6 +3,18 @@
 // function (DeviceCachingAllocator in c10/cuda/CUDACachingAllocator.cpp). Internal: only the
 // allocator's own sources and the InvariantChecker (which inspects the blocks) include it.
 //
+// Not modelled (documented choices):
+// - CUDA graphs, private pools and MemPools (§12): every request goes to the default small/large
+//   pools; "allocated in private pools" in the OOM message is always 0; release_cached_blocks
+//   always synchronizes (no capture is ever underway).
+// - Free-memory callbacks (cuda_ipc_collect) never free anything, so the second search of §4
+//   step 3 never happens (it would tick the GC clock once more).
+// - Event completion: a pending free completes when the program says so (completePendingFree),
+//   at synchronize() (immediately, not at the next malloc's process_events), or in
+//   synchronize_and_free_events (empty_cache / the OOM retry), in free() order.
+// - backend:cudaMallocAsync behaves like the native allocator here; another model covers it.
+// - The OOM message names "GPU 0".
+//
 // The implementation is split by responsibility across CachingAllocator.cpp (public API, malloc,
 // free, search, split, merge), AllocatorRelease.cpp (GC, oversize release, empty_cache, OOM) and
 // ExpandableSegments.cpp (map/unmap), because one file would exceed the size rule.
