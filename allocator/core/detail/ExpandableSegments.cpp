@@ -107,6 +107,7 @@ Block* CachingAllocator::Impl::tryAllocateExpandableBlock(BlockPool& pool, Strea
         // invariant: free -> unmapped -> ...; mapping the next range merges the free block in.
         const std::uint64_t remaining = size - candidate->size;
         Block* next = candidate->next;
+        if (next == nullptr || next->mapped) return nullptr;  // the reservation is too small
         if (!mapBlock(next, std::min(remaining, next->size))) return nullptr;
         candidate = next;
     }
