@@ -13,7 +13,8 @@
 //
 // After the passes, AllocScope's statistics (all 122 keys) and segment/block layout (sizes,
 // states, order; addresses aside) must equal c10's: printed as MATCH or the first difference.
-// The same check runs again in the middle of the sequence (after --probe-ops operations), where
+// The same check runs again in the middle of the sequence (after --probe-ops operations, default
+// half of them), where
 // blocks are live and segments split.
 //
 //   bench_gpu_race [--smoke] [--ops N] [--passes P] [--malloc-ops M] [--probe-ops K]
@@ -62,7 +63,7 @@ struct Args {
     std::size_t ops = 1'000'000;
     int passes = 5;
     std::size_t mallocOps = 20'000;
-    std::size_t probeOps = 2'000;
+    std::size_t probeOps = 0;  // 0: half the sequence
     std::string statsDir;
     bool skipMalloc = false;
 };
@@ -101,6 +102,7 @@ bool parseArgs(int argc, char** argv, Args& args) {
         args.mallocOps = 200;
         args.probeOps = 500;
     }
+    if (args.probeOps == 0) args.probeOps = args.ops / 2;
     return true;
 }
 
