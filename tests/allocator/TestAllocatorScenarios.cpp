@@ -220,6 +220,29 @@ private slots:
         QCOMPARE(h.check(), std::string());
     }
 
+    void expandableBestFitWalk() {  // §3.1 step 3
+        Harness h(expandableConfig());
+        const std::uint64_t a = h.alloc(12 * MiB);  // page 0: [a 12][free 8]
+        const std::uint64_t b = h.alloc(8 * MiB);   // fills page 0
+        const std::uint64_t c = h.alloc(10 * MiB);  // page 1: [c 10][free 10][unmapped ...]
+        QCOMPARE(b, a + 12 * MiB);
+        QCOMPARE(c, a + 20 * MiB);
+        QVERIFY(h.free(a));
+        // Free set: 10 MiB (followed by the unmapped rest: it could grow) and 12 MiB (boxed in).
+        // Plain best fit would carve the 10 MiB tail; the walk prefers the block whose
+        // expandable size is smaller: the 12 MiB one.
+        QCOMPARE(h.alloc(8 * MiB), a);
+        QCOMPARE(h.check(), std::string());
+    }
+    void expandableReservationPerStreamAndPool() {  // §6.1
+        Harness h(expandableConfig(), 8 * GiB);
+        h.alloc(30 * MiB, 1);
+        h.alloc(30 * MiB, 2);
+        h.alloc(1, 1);
+        QCOMPARE(h.device.liveRanges().size(), std::size_t(3));
+        QCOMPARE(h.check(), std::string());
+    }
+
     void recordStreamPendingFree() {  // §5
         Harness h;
         const std::uint64_t five = h.alloc(5 * MiB);
