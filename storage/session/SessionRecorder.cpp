@@ -63,9 +63,9 @@ std::array<std::int64_t, SessionRecorder::kWatched> SessionRecorder::watched(con
     return out;
 }
 
-void SessionRecorder::syncStats(const alloc::DeviceStats& stats) {
+void SessionRecorder::syncStats(const alloc::DeviceStats& stats, bool force) {
     const auto now = watched(stats);
-    bool fixup = false;
+    bool fixup = force;
     constexpr std::size_t kEventless = kWatched - 5;  // retries and syncs: any change
     for (std::size_t i = 0; i < kWatched && !fixup; ++i) {
         fixup = (i == kEventless || i == kEventless + 1) ? now[i] != lastWatched_[i] : now[i] < lastWatched_[i];

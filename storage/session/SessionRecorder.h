@@ -45,7 +45,9 @@ public:
 
     // Events are renumbered from 0 in arrival order (seq), whatever the allocator stamped.
     void onEvent(const alloc::Event& event) override;
-    void syncStats(const alloc::DeviceStats& stats);
+    // force: store these stats at this point whatever changed (e.g. a replay's final stats when
+    // no per-op sync was possible).
+    void syncStats(const alloc::DeviceStats& stats, bool force = false);
     // Stores stacks, summary and heatmap, marks the run complete and waits for the commit.
     void finish(const alloc::StackTable* stacks = nullptr, const std::string& divergence = {});
 

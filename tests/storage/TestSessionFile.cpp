@@ -238,6 +238,45 @@ private slots:
         QVERIFY(!sidecarsPresent(path_));
     }
 
+    void importVerbRecordsTheReplay() {
+        const QString data = qEnvironmentVariable("ALLOCSCOPE_TEST_DATA") + "/traces/";
+        const QString pickle = dir_.filePath("frag101__default.pickle");
+        QVERIFY(QFile::copy(data + "frag101__default.pickle", pickle));
+        const std::string pickleBytes = readAll(pickle.toStdString());
+        const QString db = dir_.filePath("imported.allocscope");
+        Cli first = runCli({"import", pickle, "--db", db});
+        QCOMPARE(first.code, 0);
+        QCOMPARE(first.out, QString("run 1\n"));
+        QCOMPARE(readAll(pickle.toStdString()), pickleBytes);
+        QVERIFY(!sidecarsPresent(pickle.toStdString()));
+        QVERIFY(!sidecarsPresent(db.toStdString()));
+        Cli second = runCli({"import", data + "frag101__default.csv", "--db", db});
+        QCOMPARE(second.code, 0);
+        QCOMPARE(second.out, QString("run 2\n"));
+
+        // The recorded replay ends with PyTorch's own memory_stats, every key.
+        QFile truthFile(data + "frag101__default.json");
+        QVERIFY(truthFile.open(QIODevice::ReadOnly));
+        const QJsonObject truth = QJsonDocument::fromJson(truthFile.readAll()).object()["memory_stats"].toObject();
+        Cli info = runCli({"info", db, "--json"});
+        QCOMPARE(info.code, 0);
+        const QJsonArray runs = QJsonDocument::fromJson(info.out.toUtf8()).object()["runs"].toArray();
+        QCOMPARE(runs.size(), 2);
+        QCOMPARE(runs[0].toObject()["source_kind"].toString(), QString("snapshot"));
+        QCOMPARE(runs[1].toObject()["source_kind"].toString(), QString("csv"));
+        QCOMPARE(runs[0].toObject()["status"].toString(), QString("complete"));
+        const QJsonObject stats = runs[0].toObject()["summary"].toObject()["final_stats"].toObject();
+        QCOMPARE(stats.size(), 122);
+        for (auto it = truth.begin(); it != truth.end(); ++it) {
+            QVERIFY2(stats[it.key()].toInteger() == it.value().toInteger(), qPrintable(it.key()));
+        }
+        // And the state at the last event is PyTorch's final layout (the replay checks it too).
+        storage::SessionReader reader(db.toStdString());
+        QVERIFY(reader.run(1).divergence.empty());
+        QCOMPARE(runCli({"import", "missing.pickle", "--db", db}).code, 1);
+        QCOMPARE(runCli({"import", pickle}).code, 2);
+    }
+
     void parallelRunsShareOneWriter() {
         const std::string path = dir_.filePath("parallel.allocscope").toStdString();
         RecordedRun a, b;
