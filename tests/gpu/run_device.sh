@@ -2,7 +2,8 @@
 # Everything the GPU machine runs for the CUDA backend, in one command (device time is scarce):
 # a headless Release build, the backend checks, the speed race against PyTorch's c10 allocator
 # (default and expandable_segments:True), compute-sanitizer memcheck over the CUDA backend, and
-# the replay of every shared trace through the CUDA backend compared with its ground truth.
+# the replay of every shared trace (tests/data/traces, tests/data/replay) through the CUDA
+# backend compared with its ground truth.
 #
 #   tests/gpu/run_device.sh OUTDIR [quick]
 #
@@ -118,11 +119,11 @@ grep -E "ERROR SUMMARY|LEAK SUMMARY|^exit" "$LOGS/memcheck_race_smoke.txt" | tee
 say "== trace replays through the CUDA backend (vs ground truth)"
 if [ -n "$REPLAY" ]; then
     mkdir -p "$LOGS/replay"
-    traces=$(ls tests/data/traces/*.pickle)
+    traces=$(ls tests/data/traces/*.pickle tests/data/replay/*.pickle 2>/dev/null)
     [ "$MODE" = quick ] && traces="tests/data/traces/frag101__default.pickle tests/data/traces/kv_growth_limited__expandable.pickle tests/data/traces/train_gpt__default.pickle"
     for t in $traces; do
         w=$(basename "$t" .pickle)
-        truth=tests/data/traces/$w.json
+        truth=${t%.pickle}.json
         frac=$(python3 -c "import json,sys; f=json.load(open(sys.argv[1])).get('memory_fraction'); print('' if f is None else f)" "$truth")
         args=""
         [ -n "$frac" ] && args="--memory-fraction $frac"
@@ -135,7 +136,7 @@ if [ -n "$REPLAY" ]; then
             tail -1 "$LOGS/replay/$w.$mode.compare.txt" | tee -a "$SUMMARY"
         done
         async_truth=tests/data/traces/${w%%__*}__async.json
-        if [ "${w##*__}" = default ] && [ -f "$async_truth" ]; then
+        if [ "$(dirname "$t")" = tests/data/traces ] && [ "${w##*__}" = default ] && [ -f "$async_truth" ]; then
             echo -n "$w async vs ${w%%__*}__async.json: " | tee -a "$SUMMARY"
             python3 "$ROOT/tests/gpu/compare_stats.py" "$async_truth" "$LOGS/replay/$w.async.json" \
                 --keys allocated_bytes.all,active_bytes.all,reserved_bytes.all >"$LOGS/replay/$w.async.compare.txt" 2>&1
