@@ -23,16 +23,6 @@ std::string hex(std::uint64_t v) {
 }
 }  // namespace
 
-bool overlapsLive(const std::map<std::uint64_t, std::uint64_t>& live, std::uint64_t address, std::uint64_t size) {
-    auto it = live.upper_bound(address);
-    if (it != live.end() && it->first < address + size) return true;
-    if (it != live.begin()) {
-        --it;
-        if (it->first + it->second > address) return true;
-    }
-    return false;
-}
-
 ReplayRun::ReplayRun(const RecordedTrace& trace, const std::vector<TraceStep>& steps, const ReplayOptions& options)
     : trace_(trace), steps_(steps), options_(options), capture_(std::make_unique<Capture>()) {
     device_ = std::make_unique<SimulatedDevice>(options.totalMemory, options.otherMemory);

@@ -20,10 +20,8 @@ struct Expected {
     const RecordedTrace* trace = nullptr;
     std::vector<TraceStep> steps;
     // Another process's recording (a what-if compared with a run under its config) has its own
-    // virtual-address base: its addresses are compared after shifting by the difference between
-    // its first segment and the replay's first segment. Decisions depend only on relative order.
+    // virtual addresses: it is compared by position (segment ordinal + offset) instead.
     bool translate = false;
-    std::optional<std::uint64_t> offset;  // unused when translating by position
     std::unique_ptr<RelativeAddresses> recordedPositions;
     std::unique_ptr<RelativeAddresses> replayPositions;
 };
@@ -103,15 +101,11 @@ std::string compareStep(Expected& expected, std::size_t k, const RecordedEntry* 
         for (const Event& e : out.events) {
             if (TraceSteps::isSegmentEvent(e.action)) got.push_back(&e);
         }
-        if (expected.translate && !expected.offset && !want.empty() && !got.empty()) {
-            expected.offset = want[0]->address - got[0]->address;
-        }
-        const std::uint64_t offset = expected.offset.value_or(0);
         for (std::size_t i = 0; i < want.size() || i < got.size(); ++i) {
             const bool same = i < want.size() && i < got.size() && want[i]->action == got[i]->action &&
-                              want[i]->address - offset == got[i]->address && want[i]->size == got[i]->size;
+                              want[i]->address == got[i]->address && want[i]->size == got[i]->size;
             if (same) continue;
-            const std::string w = i < want.size() ? describe(want[i]->action, want[i]->address - offset, want[i]->size)
+            const std::string w = i < want.size() ? describe(want[i]->action, want[i]->address, want[i]->size)
                                                   : std::string("nothing more");
             const std::string g = i < got.size() ? describe(got[i]->action, got[i]->address, got[i]->size)
                                                  : std::string("nothing more");
@@ -125,8 +119,8 @@ std::string compareStep(Expected& expected, std::size_t k, const RecordedEntry* 
                    std::string(actionName(program->action));
         }
         if (out.oomVanished) return "the recorded out-of-memory did not happen: the allocation succeeded";
-        if (e.action == EventAction::Alloc && out.allocAddress && *out.allocAddress != e.address - expected.offset.value_or(0)) {
-            return describe(EventAction::Alloc, e.address - expected.offset.value_or(0), e.size) + " recorded, replay placed the block at " +
+        if (e.action == EventAction::Alloc && out.allocAddress && *out.allocAddress != e.address) {
+            return describe(EventAction::Alloc, e.address, e.size) + " recorded, replay placed the block at " +
                    describe(EventAction::Alloc, *out.allocAddress, e.size);
         }
     }
