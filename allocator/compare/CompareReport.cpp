@@ -170,6 +170,12 @@ std::string CompareReport::recommendation(const Recommendation& rec) {
         << "\n  peak reserved " << mib(best.metrics.peakReserved) << " MiB, lowest of the grid "
         << mib(rec.lowestPeakReserved) << " MiB (margin " << pct(rec.margin * 100.0) << " %); "
         << best.complexity << " option(s) set\n";
+    for (const auto& c : rec.candidates) {
+        if (c.metrics.asyncBackend && c.metrics.peakReserved < rec.lowestPeakReserved && !c.metrics.oom()) {
+            out << "  (" << c.config.label << " reaches " << mib(c.metrics.peakReserved)
+                << " MiB in the async-backend model, which is an estimate, not a recommendation)\n";
+        }
+    }
     return out.str();
 }
 

@@ -80,7 +80,15 @@ std::optional<std::uint64_t> Recommender::smallestGpu(const Program& program, co
 Recommendation Recommender::recommend(const Program& program, const CompareDevice& device,
                                       const RecommendOptions& options) {
     Recommendation rec;
-    const std::vector<CompareConfig> configs = grid(device.memoryFraction.has_value() || programSetsFraction(program));
+    std::vector<CompareConfig> configs = grid(device.memoryFraction.has_value() || programSetsFraction(program));
+    for (const CompareConfig& extra : options.extraConfigs) {
+        const bool known = std::any_of(configs.begin(), configs.end(),
+                                       [&](const CompareConfig& c) { return c.config == extra.config; });
+        if (!known) configs.push_back(extra);
+    }
+    const auto eligible = [&](const RecommendCandidate& c) {
+        return !c.metrics.oom() && !c.metrics.error && (options.asyncEligible || !c.metrics.asyncBackend);
+    };
     CompareOptions co;
     co.threads = options.threads;
     co.cost = options.cost;
@@ -90,7 +98,7 @@ Recommendation Recommender::recommend(const Program& program, const CompareDevic
     }
     bool any = false;
     for (const auto& c : rec.candidates) {
-        if (c.metrics.oom() || c.metrics.error) continue;
+        if (!eligible(c)) continue;
         rec.lowestPeakReserved = any ? std::min(rec.lowestPeakReserved, c.metrics.peakReserved) : c.metrics.peakReserved;
         any = true;
     }
@@ -98,7 +106,7 @@ Recommendation Recommender::recommend(const Program& program, const CompareDevic
         const double limit = static_cast<double>(rec.lowestPeakReserved) * (1.0 + options.tolerance);
         for (std::size_t i = 0; i < rec.candidates.size(); ++i) {
             const auto& c = rec.candidates[i];
-            if (c.metrics.oom() || c.metrics.error || static_cast<double>(c.metrics.peakReserved) > limit) continue;
+            if (!eligible(c) || static_cast<double>(c.metrics.peakReserved) > limit) continue;
             if (!rec.chosen) {
                 rec.chosen = i;
                 continue;

@@ -149,8 +149,13 @@ private slots:
         const Recommendation rec = Recommender::recommend(g.program, wltest::h100(), o);
         QVERIFY(rec.chosen.has_value());
         const auto& best = rec.candidates[*rec.chosen];
+        QVERIFY(!best.metrics.asyncBackend);  // the async model is shown, not recommended
         QVERIFY(best.metrics.peakReserved <= rec.lowestPeakReserved * 1.01);
+        // frag101: expandable segments reserve the least (1162 MiB, one option).
+        QCOMPARE(best.config.label, std::string("expandable_segments:True"));
+        QCOMPARE(best.metrics.peakReserved, std::uint64_t(1162) * kMiB);
         for (const auto& c : rec.candidates) {
+            if (c.metrics.asyncBackend) continue;
             QVERIFY(c.metrics.peakReserved >= rec.lowestPeakReserved || c.metrics.oom());
             // Nothing simpler qualifies.
             if (c.complexity < best.complexity && !c.metrics.oom()) {

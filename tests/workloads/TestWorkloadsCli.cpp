@@ -87,7 +87,6 @@ private slots:
         QCOMPARE(cli({"run", "fragmentation-101", "--param"}).code, 2);
         QCOMPARE(cli({"compare", "fragmentation-101", "--frobnicate"}).code, 2);
         QCOMPARE(cli({"recommend"}).code, 2);
-        QCOMPARE(cli({"recommend", "fragmentation-101", "--config", "expandable_segments:True"}).code, 2);
         QCOMPARE(cli({"run", "a", "b"}).code, 2);
     }
 
@@ -125,10 +124,12 @@ private slots:
     }
 
     void recommendNamesAConfig() {
-        const CliResult r = cli({"recommend", "fragmentation-101", "--no-gpu-search"});
+        const CliResult r = cli({"recommend", "fragmentation-101", "--no-gpu-search", "--config", "max_split_size_mb:64"});
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.find("recommended:") != std::string::npos);
         QVERIFY(r.out.find("margin") != std::string::npos);
+        QVERIFY(r.out.find("\nmax_split_size_mb:64 ") != std::string::npos);  // the user's config joined the grid
+        QCOMPARE(cli({"recommend", "fragmentation-101", "--config", "max_split_size_mb:1"}).code, 1);
     }
 };
 

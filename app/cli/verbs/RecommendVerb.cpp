@@ -19,14 +19,15 @@ namespace {
 const char* kUsage =
     "usage: allocscope-cli recommend WORKLOAD|TRACE [--param NAME=VALUE]... [--seed S]\n"
     "                                [--memory-fraction F] [--total-memory BYTES | --gpu PRESET]\n"
-    "                                [--no-gpu-search]\n"
+    "                                [--config STR] [--no-gpu-search]\n"
     "\n"
     "Runs WORKLOAD over a grid of configs (expandable_segments x max_split_size_mb {-,128,512} x\n"
     "roundup_power2_divisions {-,4}, x garbage_collection_threshold {-,0.6} when a memory fraction\n"
     "is in play, plus backend:cudaMallocAsync) and recommends the config with the fewest options\n"
     "whose peak reserved memory is within 1 % of the lowest among the runs without an OOM (the\n"
     "margin is shown). Then, per config, the smallest total GPU memory (256 MiB steps) on which the\n"
-    "workload runs without an OOM. --config is not used here (the grid is the point).\n"
+    "workload runs without an OOM. --config adds a config of your own to the grid.\n"
+    "backend:cudaMallocAsync is shown but not recommended (its numbers come from a fitted model).\n"
     "TRACE (a snapshot .pickle or an RMM .csv) is replayed once under its recorded config and its\n"
     "ops are used as the program.\n"
     "\n"
@@ -113,7 +114,7 @@ int runRecommend(VerbContext& ctx) {
         }
     }
     if (workloadName.empty()) return usageError(ctx, "recommend needs a WORKLOAD (see `allocscope-cli workloads`)");
-    if (deviceOptions.config) return usageError(ctx, "recommend searches its own grid of configs: --config is not used");
+
     try {
         const alloc::Workload* workload = alloc::WorkloadRegistry::instance().find(workloadName);
         const bool isTrace = workload == nullptr && std::filesystem::is_regular_file(workloadName);
@@ -160,6 +161,11 @@ int runRecommend(VerbContext& ctx) {
         }
         alloc::RecommendOptions options;
         options.searchGpuSize = gpuSearch;
+        if (deviceOptions.config) {  // the user's own config joins the grid
+            const std::optional<alloc::AllocatorConfig> parsed = parseConfigOption(*deviceOptions.config, error);
+            if (!parsed) return badInput(ctx, "invalid allocator config: " + error, "--config '" + *deviceOptions.config + "'");
+            options.extraConfigs.push_back({deviceOptions.config->empty() ? "default" : *deviceOptions.config, *parsed});
+        }
         const alloc::Recommendation rec = alloc::Recommender::recommend(program, target, options);
         ctx.out << title << " on " << target.name << "\n" << alloc::CompareReport::recommendation(rec);
         return kExitOk;
