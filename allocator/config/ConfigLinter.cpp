@@ -206,7 +206,11 @@ private:
             const std::size_t uses = ++seen_[*e.repairedKey];
             if (uses == 2) {
                 add(at(Sev::Warning, "duplicate-key", e.keyIndex,
-                       "'" + e.key + "' is set more than once; each value is checked and the last one wins"));
+                       "'" + e.key + "' is set more than once; " +
+                           (*e.repairedKey == "roundup_power2_divisions"
+                                ? std::string("each value is checked and applied on top of the previous one "
+                                              "(a later list only overwrites the intervals it sets)")
+                                : std::string("each value is checked and the last one wins"))));
             }
             if (!spec->aliasOf.empty()) {
                 add(at(Sev::Note, "alias", e.keyIndex,

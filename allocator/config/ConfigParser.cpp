@@ -72,15 +72,26 @@ ConfigDiagnostic fallbackError(const EmulationOutcome& emu, const std::vector<Co
 // The repaired entries joined again, if PyTorch accepts the result.
 std::string correction(const Reading& reading, const LintResult& lint, std::vector<ConfigDiagnostic>& notes,
                        const std::vector<ConfigToken>& tokens) {
-    std::string out;
+    // A key given twice keeps its first place and its last value (PyTorch: the last one wins),
+    // except roundup lists, which PyTorch applies one on top of the other.
+    std::vector<std::pair<std::string, std::string>> pairs;
     std::vector<const LintEntry*> dropped;
     for (const LintEntry& e : lint.entries) {
-        if (e.repairedKey && e.repairedValue) {
-            if (!out.empty()) out += ",";
-            out += *e.repairedKey + ":" + *e.repairedValue;
-        } else {
+        if (!e.repairedKey || !e.repairedValue) {
             dropped.push_back(&e);
+            continue;
         }
+        auto same = std::find_if(pairs.begin(), pairs.end(), [&](const auto& p) { return p.first == *e.repairedKey; });
+        if (same != pairs.end() && *e.repairedKey != "roundup_power2_divisions") {
+            same->second = *e.repairedValue;
+        } else {
+            pairs.emplace_back(*e.repairedKey, *e.repairedValue);
+        }
+    }
+    std::string out;
+    for (const auto& [key, value] : pairs) {
+        if (!out.empty()) out += ",";
+        out += key + ":" + value;
     }
     if (reading.emulate(out).verdict != Verdict::Accepted) return {};
     for (const LintEntry* e : dropped) {
