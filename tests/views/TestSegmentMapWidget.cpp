@@ -93,6 +93,30 @@ private slots:
         QCOMPARE(w.legend()->entries().front().color, expected.requested);
     }
 
+    void followsALiveThemeSwitch() {
+        applyTheme(*qApp, ThemeChoice::System);
+        QCoreApplication::processEvents();
+        const QPalette startup = qApp->palette();
+        applyTheme(*qApp, ThemeChoice::Light);
+        QCoreApplication::processEvents();
+        SegmentMapWidget w;
+        w.resize(800, 300);
+        w.setData(knownMap());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        const QPoint inactive = w.canvas()->blockRect(kSegA + 8 * kMiB).center();
+        QCOMPARE(pixelAt(w.canvas(), inactive), ThemePalette::light().inactive);
+        applyTheme(*qApp, ThemeChoice::Dark);
+        QCoreApplication::processEvents();  // the new palette arrives by posted events
+        QCOMPARE(pixelAt(w.canvas(), inactive), ThemePalette::dark().inactive);
+        QCOMPARE(w.legend()->entries().at(2).color, ThemePalette::dark().inactive);
+        QVERIFY(ThemePalette::isDark(w.palette()));
+        // System goes back to what the application started with.
+        applyTheme(*qApp, ThemeChoice::System);
+        QCoreApplication::processEvents();
+        QCOMPARE(qApp->palette().color(QPalette::Window), startup.color(QPalette::Window));
+    }
+
     void clickSelectsTheBlockUnderTheMouse() {
         SegmentMapWidget w;
         w.resize(1000, 300);

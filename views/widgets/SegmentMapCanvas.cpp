@@ -244,12 +244,17 @@ void SegmentMapCanvas::paintRow(QPainter& painter, int segment, const QRect& cli
     const quint64 fromOffset = visibleFrom > 0 ? static_cast<quint64>(visibleFrom) : 0;
     int b = firstBlockFrom(seg, seg.address + fromOffset);
     const int clipRight = barClip.right() + 1;
+    double paintedUpTo = -1e9;
     for (; b < static_cast<int>(seg.blocks.size()); ++b) {
         const ViewBlock& block = seg.blocks[static_cast<std::size_t>(b)];
         const double x0 = segmentX(segment, block.address);
         if (x0 > clipRight) break;
         const double x1 = std::max(x0 + 1.0, segmentX(segment, block.address + block.size));
+        // Blocks that fall entirely on a pixel column already painted add nothing visible; a
+        // small-pool segment can hold thousands of them (hotspot's timeline skips them too).
+        if (std::floor(segmentX(segment, block.address + block.size)) < paintedUpTo) continue;
         paintBlock(painter, block, QRectF(x0, top, x1 - x0, rowHeight_));
+        paintedUpTo = std::floor(x1);
     }
     if (selection_ && selection_->segment == segment) {
         const QRect r = blockRect(seg.blocks[static_cast<std::size_t>(selection_->block)].address);
