@@ -90,9 +90,11 @@ private:
                 d.offset = token.sourceOffsets[c];
                 d.length = 1;
                 d.expected = ch == ';' ? "','" : "':'";
-                d.suggestion = ch == ';' ? "," : ":";
+                // The whole string with every ';' and '=' replaced: what was most likely meant.
+                d.suggestion = withSeparators(std::string(text_));
                 d.message = std::string("'") + ch + "' is not a separator in PYTORCH_CUDA_ALLOC_CONF: it stays part of "
-                            "the token '" + token.text + "'; entries are separated by ',' and keys from values by ':'";
+                            "the token '" + token.text + "'; entries are separated by ',' and keys from values by "
+                            "':', so this was probably meant as '" + d.suggestion + "'";
                 add(std::move(d));
             }
         }

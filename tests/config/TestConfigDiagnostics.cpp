@@ -80,8 +80,9 @@ private slots:
                                          << 25 << 1 << "";
         // Separator notes point at the very character.
         QTest::newRow("';' note") << "max_split_size_mb:128;garbage_interval:5" << "semicolon-separator" << "note" << ";"
-                                  << 21 << 1 << ",";
-        QTest::newRow("'=' note") << "max_split_size_mb = 128" << "equals-separator" << "note" << "=" << 18 << 1 << ":";
+                                  << 21 << 1 << "max_split_size_mb:128,garbage_interval:5";
+        QTest::newRow("'=' note") << "max_split_size_mb = 128" << "equals-separator" << "note" << "=" << 18 << 1
+                                  << "max_split_size_mb : 128";
         QTest::newRow("after ';': garbage_interval") << "max_split_size_mb:128;garbage_interval:5" << "unknown-key"
                                                      << "note" << "garbage_interval" << 22 << 16
                                                      << "garbage_collection_threshold";
@@ -150,6 +151,34 @@ private slots:
         QVERIFY(r.hasWarnings());
     }
 
+    // §10.5: what backend:cudaMallocAsync never reads, and what it still honours.
+    void asyncIgnores_data() {
+        QTest::addColumn<QString>("entry");
+        QTest::addColumn<bool>("ignored");
+        QTest::newRow("max_split_size_mb") << "max_split_size_mb:128" << true;
+        QTest::newRow("max_non_split_rounding_mb") << "max_non_split_rounding_mb:64" << true;
+        QTest::newRow("roundup_power2_divisions") << "roundup_power2_divisions:4" << true;
+        QTest::newRow("garbage_collection_threshold") << "garbage_collection_threshold:0.6" << true;
+        QTest::newRow("large_segment_size_mb") << "large_segment_size_mb:40" << true;
+        QTest::newRow("expandable_segments") << "expandable_segments:True" << true;
+        QTest::newRow("release_lock_on_cudamalloc") << "release_lock_on_cudamalloc:True" << true;
+        QTest::newRow("graph_capture_record_stream_reuse") << "graph_capture_record_stream_reuse:True" << true;
+        QTest::newRow("per_process_memory_fraction") << "per_process_memory_fraction:0.5" << false;
+        QTest::newRow("pinned_use_cuda_host_register") << "pinned_use_cuda_host_register:True" << false;
+        QTest::newRow("pinned_num_register_threads") << "pinned_num_register_threads:4" << false;
+        QTest::newRow("pinned_use_background_threads") << "pinned_use_background_threads:True" << false;
+        QTest::newRow("pinned_reserve_segment_size_mb") << "pinned_reserve_segment_size_mb:8" << false;
+    }
+    void asyncIgnores() {
+        QFETCH(QString, entry);
+        QFETCH(bool, ignored);
+        const ParseResult async = parseConfig(("backend:cudaMallocAsync," + entry).toStdString());
+        QVERIFY(async.accepted());
+        QCOMPARE(findCode(async, "ignored-by-async") != nullptr, ignored);
+        // Under the native backend the same entry is not flagged.
+        QVERIFY(findCode(parseConfig(entry.toStdString()), "ignored-by-async") == nullptr);
+    }
+
     void expectedIsFilled() {
         const ParseResult r = parseConfig("expandable_segments:yes");
         const ConfigDiagnostic* d = findCode(r, "bad-bool");
@@ -200,6 +229,9 @@ private slots:
         QTest::newRow("newer key dropped") << "throw_on_cudamalloc_oom:True,expandable_segments:True"
                                            << "expandable_segments:True";
         QTest::newRow("too small: no correction") << "max_split_size_mb:5" << "";
+        QTest::newRow("one entry per key, last value") << "expandable_segments:true,max_split_size_mb:64,expandable_segments:False"
+                                                       << "expandable_segments:False,max_split_size_mb:64";
+        QTest::newRow("backend mismatch") << "backend:native,backend:cudaMallocAsync" << "backend:native";
     }
 
     void corrected() {

@@ -131,6 +131,12 @@ private slots:
         QTest::newRow("expandable_segments_reserve is newer") << "expandable_segments_reserve:0.5" << ve
                                                               << "Unrecognized key 'expandable_segments_reserve' in CUDA allocator config."
                                                               << "";
+        for (const char* newer : {"expandable_segments_reserve_by_class:[decode:0.5]", "pinned_free_catch_all:True",
+                                  "pinned_max_round_threshold_mb:64", "pinned_max_cached_size_mb:1024"}) {
+            const QString key = QString(newer).section(':', 0, 0);
+            QTest::newRow(qPrintable(key + " is newer")) << newer << ve
+                                                         << "Unrecognized key '" + key + "' in CUDA allocator config." << "";
+        }
         QTest::newRow("expandable_segments_handle_type is internal")
             << "expandable_segments_handle_type:1" << ve
             << "Unrecognized key 'expandable_segments_handle_type' in CUDA allocator config." << "";
