@@ -326,6 +326,33 @@ private slots:
         QCOMPARE(r.config.maxSplitSize, kUnlimited);
     }
 
+    // The settings of every real PyTorch 2.11 run in tests/data/traces: accepted, and the parsed
+    // max_split_size is what PyTorch reported in memory_stats() (-1 = unlimited; the async backend
+    // reports 0 because it never reads the option).
+    void recordedTraceSettings() {
+        const QDir dir(QString::fromUtf8(qgetenv("ALLOCSCOPE_TEST_DATA")) + "/traces");
+        const QStringList files = dir.entryList({"*.json"}, QDir::Files);
+        QVERIFY2(files.size() >= 10, qPrintable(dir.path()));
+        for (const QString& name : files) {
+            QFile file(dir.filePath(name));
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            const QJsonObject o = QJsonDocument::fromJson(file.readAll()).object();
+            const std::string settings = o["PYTORCH_CUDA_ALLOC_CONF"].toString().toStdString();
+            const ParseResult r = parseConfig(settings);
+            QVERIFY2(r.accepted(), qPrintable(name));
+            QVERIFY2(formatConfig(r.config) == settings || parseConfig(formatConfig(r.config)).config == r.config,
+                     qPrintable(name));
+            const qint64 reported = o["memory_stats"].toObject()["max_split_size"].toInteger(-2);
+            if (r.config.backend == Backend::CudaMallocAsync) {
+                QCOMPARE(reported, qint64{0});
+            } else if (r.config.maxSplitSize == kUnlimited) {
+                QCOMPARE(reported, qint64{-1});
+            } else {
+                QCOMPARE(reported, static_cast<qint64>(r.config.maxSplitSize));
+            }
+        }
+    }
+
     // Bytes that are not ASCII whitespace stay in tokens; nothing crashes on odd input.
     void oddBytes() {
         const std::string nbsp = "max_split_size_mb:\xC2\xA0" "128";
