@@ -137,6 +137,24 @@ private slots:
         QCOMPARE(w.plot()->addressAtAxisOffset(2 * kMiB), 0x7f0040000000ull);
     }
 
+    void rawAddressModeHasNoGapMarks() {
+        HeatmapData h = knownGrid();
+        h.rawAddresses = true;
+        h.ranges = {{0x7f0000000000ull, 0x40000000ull + 2 * kMiB, 0}};  // lowest to highest address, gap included
+        HeatmapWidget w;
+        w.resize(900, 400);
+        w.setData(h);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        HeatmapPlot* p = w.plot();
+        QCOMPARE(p->addressAtAxisOffset(0x40000000ull), 0x7f0040000000ull);
+        const QImage img = p->grab().toImage();
+        const ThemePalette colors = ThemePalette::forPalette(p->palette());
+        for (int y = p->plotRect().top() + 1; y < p->plotRect().bottom(); ++y)
+            QVERIFY(img.pixelColor(p->plotRect().center().x() + 7, y) != colors.gapMarker || colors.gapMarker == colors.unreserved);
+        QVERIFY(p->describeCell(0, 3).contains(QStringLiteral("0x7f0030")));  // bin 3 starts 3/4 up the raw range
+    }
+
     void invalidDataIsRefusedNotRead() {
         HeatmapWidget w;
         w.resize(600, 300);
