@@ -58,6 +58,28 @@ private slots:
         QVERIFY(a.err.find("peak reserved") != std::string::npos);  // the report went to stderr
     }
 
+    void everyWorkloadsEventsCsvIsReproducible() {
+        const std::vector<std::vector<std::string>> runs = {
+            {"fragmentation-101"},
+            {"oom-with-free-memory"},
+            {"llm-training", "--param", "layers=1", "--param", "steps=2", "--param", "vocab=500"},
+            {"llm-inference-varlen", "--param", "requests=3", "--param", "layers=2", "--param", "max_new_tokens=40"},
+            {"model-load", "--param", "billions=0.3", "--param", "layers=4"},
+            {"multi-model-sharing", "--param", "turns=4"},
+            {"multi-stream", "--param", "iterations=20"},
+            {"random-mix", "--param", "events=2000"},
+        };
+        for (const auto& r : runs) {
+            std::vector<std::string> args = {"run"};
+            args.insert(args.end(), r.begin(), r.end());
+            args.insert(args.end(), {"--seed", "11", "--events-csv", "-"});
+            const CliResult a = cli(args), b = cli(args);
+            QCOMPARE(a.code, 0);
+            QVERIFY2(a.out.size() > 200, r.front().c_str());
+            QVERIFY2(a.out == b.out, r.front().c_str());
+        }
+    }
+
     void runThatOomsIsAResult() {
         const CliResult r = cli({"run", "oom-with-free-memory"});
         QCOMPARE(r.code, 0);
