@@ -21,6 +21,7 @@
 
 #include "allocator/core/Op.h"
 #include "allocator/core/StackTable.h"
+#include "allocator/workloads/ProgramSource.h"
 #include "allocator/workloads/WorkloadParams.h"
 
 namespace allocscope::alloc {
@@ -33,17 +34,6 @@ inline constexpr StreamId kSideStream = 0x7a02;
 struct GeneratedProgram {
     Program program;
     StackTable stacks;
-};
-
-// A program delivered in chunks (random-mix at 10^7 ops must not be held in memory at once).
-// labels() and stacks() are complete before the first chunk.
-class ProgramSource {
-public:
-    virtual ~ProgramSource() = default;
-    virtual const std::vector<std::string>& labels() const = 0;
-    virtual const StackTable& stacks() const = 0;
-    // Appends the next ops to `out` (cleared first); false when the program has ended.
-    virtual bool nextChunk(std::vector<Op>& out) = 0;
 };
 
 class Workload {

@@ -4,10 +4,11 @@
 // wrong and where.
 #include <cstdint>
 #include <map>
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "allocator/workloads/WorkloadError.h"
 
 namespace allocscope::alloc {
 
@@ -27,18 +28,6 @@ struct ParamSpec {
     static ParamSpec real(std::string name, double def, double min, double max, std::string help);
     static ParamSpec boolean(std::string name, bool def, std::string help);
     static ParamSpec choice(std::string name, std::string def, std::vector<std::string> choices, std::string help);
-};
-
-// A bad parameter, a bad value, an unknown workload: `what` went wrong, `where` (the offending
-// argument) — the CLI prints "allocscope-cli: <what> (<where>)".
-class WorkloadError : public std::runtime_error {
-public:
-    WorkloadError(const std::string& what, std::string where)
-        : std::runtime_error(what), where_(std::move(where)) {}
-    const std::string& where() const { return where_; }
-
-private:
-    std::string where_;
 };
 
 struct ParamValue {
