@@ -408,6 +408,11 @@ private:
             d.expected = std::string(spec.expects);
             return unfixable(e, std::move(d));
         }
+        if (!gc && n.real == 0.0) {
+            add(at(Sev::Warning, "zero-fraction", v,
+                   "per_process_memory_fraction 0 is accepted but allows 0 bytes: every allocation that needs a "
+                   "new segment fails with OutOfMemoryError"));
+        }
         e.repairedValue = formatConfigDouble(n.real);
         if (gc) gcIndex_ = e.keyIndex;
         if (!gc && n.real < 1.0) fractionBelowOne_ = true;

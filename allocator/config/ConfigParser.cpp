@@ -116,6 +116,8 @@ const char* verdictName(Verdict verdict) {
         case Verdict::AbortAtImport: return "abort-at-import";
         case Verdict::ValueErrorAtInit: return "value-error-at-init";
         case Verdict::RuntimeErrorAtInit: return "runtime-error-at-init";
+        case Verdict::ValueErrorOnFirstUse: return "value-error-on-first-use";
+        case Verdict::RuntimeErrorOnFirstUse: return "runtime-error-on-first-use";
     }
     return "?";
 }
@@ -179,6 +181,24 @@ ParseResult analyse(std::string_view text, const Reading& reading) {
             d.message = "once ';' is read as ',' and '=' as ':': " + d.message;
             result.diagnostics.push_back(std::move(d));
         }
+    }
+
+    if (result.verdict == Verdict::ValueErrorOnFirstUse || result.verdict == Verdict::RuntimeErrorOnFirstUse) {
+        ConfigDiagnostic d;
+        d.severity = DiagnosticSeverity::Note;
+        d.code = "deferred-by-async";
+        d.message = "backend:cudaMallocAsync is chosen at `import torch`, and that backend reads no allocator option "
+                    "at CUDA initialisation, so import and CUDA init succeed; PyTorch raises the error only when "
+                    "something first reads the config (the first pin_memory(), for one)";
+        for (const ConfigToken& t : tokens) {
+            if (t.text == "cudaMallocAsync") {
+                d.token = t.text;
+                d.offset = t.offset();
+                d.length = t.length();
+                break;
+            }
+        }
+        result.diagnostics.push_back(std::move(d));
     }
 
     if (result.accepted()) {

@@ -25,9 +25,15 @@ enum class Verdict {
                          // end of the token list (c10::Error INTERNAL ASSERT, uncatchable)
     ValueErrorAtInit,    // Python ValueError at the first CUDA use (validation failures)
     RuntimeErrorAtInit,  // Python RuntimeError at the first CUDA use (stoull/stod, internal asserts)
+    // Under backend:cudaMallocAsync CUDA init reads nothing, so import and init succeed; the
+    // error is raised by the first later reader of the config, e.g. the first pin_memory()
+    // (observed on 2.11). PyTorch still rejects the string: accepted() is false.
+    ValueErrorOnFirstUse,
+    RuntimeErrorOnFirstUse,
 };
 
-// "accepted", "abort-at-import", "value-error-at-init", "runtime-error-at-init".
+// "accepted", "abort-at-import", "value-error-at-init", "runtime-error-at-init",
+// "value-error-on-first-use", "runtime-error-on-first-use".
 const char* verdictName(Verdict verdict);
 
 enum class DiagnosticSeverity { Error, Warning, Note };

@@ -10,8 +10,10 @@
 namespace allocscope::alloc {
 namespace {
 
-// Released wheels print the build path; the reference observed line 124 for checkIndex.
-constexpr const char* kTokenizerHeader = "\".../c10/core/AllocatorConfig.h\":124";
+// Where released 2.11 wheels say their asserts are (observed on torch 2.11.0+cu130): the
+// tokenizer's operator[] (line 55) and checkIndex (line 124) fail with the same text.
+constexpr int kOperatorIndexLine = 55;
+constexpr int kCheckIndexLine = 124;
 
 struct Failure {
     Verdict verdict;
@@ -28,31 +30,32 @@ public:
         : tokens_(tokens), assertVerdict_(assertVerdict) {}
 
     std::size_t size() const { return tokens_.size(); }
+    // tokenizer[i]
     const std::string& at(std::size_t i) const {
-        checkIndex(i);
+        outOfBounds(i, kOperatorIndexLine);
         return tokens_[i];
     }
-    void checkIndex(std::size_t i) const {
-        if (i >= tokens_.size()) {
-            throw Failure{assertVerdict_, EmulatedFailure::IndexOutOfBounds,
-                          PyTorchConfigEmulator::indexAssertMessage(), i};
-        }
+    // checkIndex(i), which checkToken/toSizeT/toDouble/toBool/skipKey use.
+    void checkIndex(std::size_t i) const { outOfBounds(i, kCheckIndexLine); }
+    const std::string& checked(std::size_t i) const {
+        checkIndex(i);
+        return tokens_[i];
     }
     // checkToken's boolean is ignored by every 2.11 parser: only the index is checked.
     void checkToken(std::size_t i) const { checkIndex(i); }
 
     std::uint64_t toSizeT(std::size_t i) const {
-        const ConfigNumber n = ConfigNumber::stoull(at(i));
+        const ConfigNumber n = ConfigNumber::stoull(checked(i));
         if (!n.ok()) throw Failure{Verdict::RuntimeErrorAtInit, EmulatedFailure::NotANumber, "stoull", i};
         return n.integer;
     }
     double toDouble(std::size_t i) const {
-        const ConfigNumber n = ConfigNumber::stod(at(i));
+        const ConfigNumber n = ConfigNumber::stod(checked(i));
         if (!n.ok()) throw Failure{Verdict::RuntimeErrorAtInit, EmulatedFailure::NotANumber, "stod", i};
         return n.real;
     }
     bool toBool(std::size_t i) const {
-        const std::string& token = at(i);
+        const std::string& token = checked(i);
         if (token == "True") return true;
         if (token == "False") return false;
         throw Failure{Verdict::ValueErrorAtInit, EmulatedFailure::BadBool,
@@ -69,7 +72,7 @@ public:
         }
         if (i >= tokens_.size()) {
             throw Failure{assertVerdict_, EmulatedFailure::MissingBracket,
-                          "i < config_.size() INTERNAL ASSERT FAILED at \".../c10/core/AllocatorConfig.h\", "
+                          "i < config_.size() INTERNAL ASSERT FAILED at \"/pytorch/c10/core/AllocatorConfig.h\":115, "
                           "please report a bug to PyTorch. Expected closing bracket ']' in ConfigTokenizer "
                           "but reached end of config",
                           i};
@@ -81,6 +84,13 @@ public:
     }
 
 private:
+    void outOfBounds(std::size_t i, int line) const {
+        if (i >= tokens_.size()) {
+            throw Failure{assertVerdict_, EmulatedFailure::IndexOutOfBounds, PyTorchConfigEmulator::indexAssertMessage(line),
+                          i};
+        }
+    }
+
     const std::vector<std::string>& tokens_;
     Verdict assertVerdict_;
 };
@@ -116,7 +126,7 @@ void parseCudaLevel(const Walk& w, bool asyncAtLoad, AllocatorConfig& c, std::si
             if (v != loaded) {
                 throw Failure{Verdict::RuntimeErrorAtInit, EmulatedFailure::BackendMismatch,
                               "tokenizer[i] == get()->name() INTERNAL ASSERT FAILED at "
-                              "\".../c10/cuda/CUDAAllocatorConfig.cpp\", please report a bug to PyTorch. "
+                              "\"/pytorch/c10/cuda/CUDAAllocatorConfig.cpp\":44, please report a bug to PyTorch. "
                               "Allocator backend parsed at runtime != allocator backend parsed at load time, " +
                                   v + " != " + loaded,
                               i};
@@ -198,7 +208,7 @@ std::size_t parseRoundup(const Walk& w, std::size_t i, AllocatorConfig& c) {
         }
         if (i >= w.size()) {
             throw Failure{Verdict::RuntimeErrorAtInit, EmulatedFailure::MissingBracket,
-                          "i < tokenizer.size() INTERNAL ASSERT FAILED at \".../c10/core/AllocatorConfig.cpp\", "
+                          "i < tokenizer.size() INTERNAL ASSERT FAILED at \"/pytorch/c10/core/AllocatorConfig.cpp\", "
                           "please report a bug to PyTorch. Expected closing bracket ']' in ConfigTokenizer but "
                           "reached end of config",
                           i};
@@ -274,9 +284,9 @@ void parseCommon(const Walk& w, AllocatorConfig& c, std::size_t& key) {
 
 }  // namespace
 
-std::string PyTorchConfigEmulator::indexAssertMessage() {
-    return std::string("i < config_.size() INTERNAL ASSERT FAILED at ") + kTokenizerHeader +
-           ", please report a bug to PyTorch. Index out of bounds in ConfigTokenizer";
+std::string PyTorchConfigEmulator::indexAssertMessage(int line) {
+    return "i < config_.size() INTERNAL ASSERT FAILED at \"/pytorch/c10/core/AllocatorConfig.h\":" +
+           std::to_string(line) + ", please report a bug to PyTorch. Index out of bounds in ConfigTokenizer";
 }
 
 const char* PyTorchConfigEmulator::abortPrefix() {
@@ -311,12 +321,23 @@ EmulationOutcome PyTorchConfigEmulator::run(const std::vector<std::string>& toke
     bool asyncAtLoad = false;
     try {
         asyncAtLoad = scanBackendAtLoad(Walk(tokens, Verdict::AbortAtImport), key);
-        if (asyncAtLoad) out.config.backend = Backend::CudaMallocAsync;
-        const Walk init(tokens, Verdict::RuntimeErrorAtInit);
-        parseCudaLevel(init, asyncAtLoad, out.config, key);
-        parseCommon(init, out.config, key);
+        if (asyncAtLoad) {
+            // The async backend builds no DeviceCachingAllocator, so CUDA init reads no config.
+            // The first later reader (the pinned host allocator, say) parses the common part
+            // first, then the CUDA-level part (observed on 2.11).
+            out.config.backend = Backend::CudaMallocAsync;
+            const Walk later(tokens, Verdict::RuntimeErrorOnFirstUse);
+            parseCommon(later, out.config, key);
+            parseCudaLevel(later, asyncAtLoad, out.config, key);
+        } else {
+            const Walk init(tokens, Verdict::RuntimeErrorAtInit);
+            parseCudaLevel(init, asyncAtLoad, out.config, key);
+            parseCommon(init, out.config, key);
+        }
     } catch (const Failure& f) {
         out.verdict = f.verdict;
+        if (asyncAtLoad && f.verdict == Verdict::ValueErrorAtInit) out.verdict = Verdict::ValueErrorOnFirstUse;
+        if (asyncAtLoad && f.verdict == Verdict::RuntimeErrorAtInit) out.verdict = Verdict::RuntimeErrorOnFirstUse;
         out.failure = f.kind;
         out.message = f.verdict == Verdict::AbortAtImport ? abortPrefix() + f.message : f.message;
         out.tokenIndex = f.tokenIndex;

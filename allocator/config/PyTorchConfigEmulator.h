@@ -48,8 +48,9 @@ public:
     // from `current`, and `backend` must name the backend `current` was loaded with.
     static EmulationOutcome runRuntime(const std::vector<std::string>& tokens, const AllocatorConfig& current);
 
-    // The text of c10's INTERNAL ASSERT for an index past the end of the token list.
-    static std::string indexAssertMessage();
+    // The text of c10's INTERNAL ASSERT for an index past the end of the token list, raised at
+    // `line` of c10/core/AllocatorConfig.h (55: operator[], 124: checkIndex).
+    static std::string indexAssertMessage(int line);
     // The prefix glibc++'s terminate handler prints for an uncaught c10::Error at import.
     static const char* abortPrefix();
     static constexpr std::uint64_t kMaxMiB = std::numeric_limits<std::uint64_t>::max() / kMiB;

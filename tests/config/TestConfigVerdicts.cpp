@@ -12,7 +12,7 @@ Q_DECLARE_METATYPE(allocscope::alloc::Verdict)
 namespace {
 
 const char* kIndexAssert =
-    "i < config_.size() INTERNAL ASSERT FAILED at \".../c10/core/AllocatorConfig.h\":124, please report a bug to "
+    "i < config_.size() INTERNAL ASSERT FAILED at \"/pytorch/c10/core/AllocatorConfig.h\":124, please report a bug to "
     "PyTorch. Index out of bounds in ConfigTokenizer";
 const char* kAbortPrefix = "terminate called after throwing an instance of 'c10::Error'\n  what():  ";
 
@@ -177,7 +177,7 @@ private slots:
         QTest::newRow("stoull on a list key") << "roundup_power2_divisions:[x:1]" << re << "stoull" << "";
         QTest::newRow("backend differs from load time")
             << "backend:native,backend:cudaMallocAsync" << re
-            << "tokenizer[i] == get()->name() INTERNAL ASSERT FAILED at \".../c10/cuda/CUDAAllocatorConfig.cpp\", please "
+            << "tokenizer[i] == get()->name() INTERNAL ASSERT FAILED at \"/pytorch/c10/cuda/CUDAAllocatorConfig.cpp\":44, please "
                "report a bug to PyTorch. Allocator backend parsed at runtime != allocator backend parsed at load time, "
                "cudaMallocAsync != native"
             << "";
@@ -194,10 +194,37 @@ private slots:
         QTest::newRow("missing bracket")
             << "roundup_power2_divisions:[256:1,512:2" << ab
             << QString::fromUtf8(kAbortPrefix) +
-                   "i < config_.size() INTERNAL ASSERT FAILED at \".../c10/core/AllocatorConfig.h\", please report a "
+                   "i < config_.size() INTERNAL ASSERT FAILED at \"/pytorch/c10/core/AllocatorConfig.h\":115, please report a "
                    "bug to PyTorch. Expected closing bracket ']' in ConfigTokenizer but reached end of config"
             << "";
         QTest::newRow("unknown key without value aborts first") << "foo" << ab << abortMessage() << "";
+        QTest::newRow("operator[] past the end is line 55")
+            << "backend:" << ab
+            << QString::fromUtf8(kAbortPrefix) +
+                   "i < config_.size() INTERNAL ASSERT FAILED at \"/pytorch/c10/core/AllocatorConfig.h\":55, please "
+                   "report a bug to PyTorch. Index out of bounds in ConfigTokenizer"
+            << "";
+        QTest::newRow("list parser's operator[] at init")
+            << "roundup_power2_divisions:[256]1" << re
+            << "i < config_.size() INTERNAL ASSERT FAILED at \"/pytorch/c10/core/AllocatorConfig.h\":55, please report a "
+               "bug to PyTorch. Index out of bounds in ConfigTokenizer"
+            << "";
+
+        // ---- under backend:cudaMallocAsync nothing is read at CUDA init (observed on 2.11) ----
+        const Verdict vl = Verdict::ValueErrorOnFirstUse;
+        const Verdict rl = Verdict::RuntimeErrorOnFirstUse;
+        QTest::newRow("async: unknown key, common parser's message")
+            << "backend:cudaMallocAsync,foo:1" << vl << "Unrecognized key 'foo' in Accelerator allocator config." << "";
+        QTest::newRow("async: key before backend") << "foo:1,backend:cudaMallocAsync" << vl
+                                                   << "Unrecognized key 'foo' in Accelerator allocator config." << "";
+        QTest::newRow("async: too small") << "backend:cudaMallocAsync,max_split_size_mb:5" << vl
+                                          << "CachingAllocator option max_split_size_mb too small, must be >= 20" << "";
+        QTest::newRow("async: CUDA-level value") << "backend:cudaMallocAsync,per_process_memory_fraction:2" << vl
+                                                 << "per_process_memory_fraction is invalid, set it in [0.0, 1.0]" << "";
+        QTest::newRow("async: stoull") << "backend:cudaMallocAsync,max_split_size_mb:abc" << rl << "stoull" << "";
+        QTest::newRow("async: past the end") << "backend:cudaMallocAsync,max_split_size_mb" << rl << kIndexAssert << "";
+        QTest::newRow("async: fine") << "backend:cudaMallocAsync,per_process_memory_fraction:0.5" << ok << ""
+                                     << "backend:cudaMallocAsync,per_process_memory_fraction:0.5";
     }
 
     void verdict() {
@@ -280,13 +307,13 @@ private slots:
             << "Unrecognized key 'max_split_size_mb=128' in Accelerator allocator config." << "";
         QTest::newRow("backend cannot change")
             << "" << "backend:cudaMallocAsync" << re
-            << "tokenizer[i] == get()->name() INTERNAL ASSERT FAILED at \".../c10/cuda/CUDAAllocatorConfig.cpp\", please "
+            << "tokenizer[i] == get()->name() INTERNAL ASSERT FAILED at \"/pytorch/c10/cuda/CUDAAllocatorConfig.cpp\":44, please "
                "report a bug to PyTorch. Allocator backend parsed at runtime != allocator backend parsed at load time, "
                "cudaMallocAsync != native"
             << "";
         QTest::newRow("backend cannot change back")
             << "backend:cudaMallocAsync" << "backend:native" << re
-            << "tokenizer[i] == get()->name() INTERNAL ASSERT FAILED at \".../c10/cuda/CUDAAllocatorConfig.cpp\", please "
+            << "tokenizer[i] == get()->name() INTERNAL ASSERT FAILED at \"/pytorch/c10/cuda/CUDAAllocatorConfig.cpp\":44, please "
                "report a bug to PyTorch. Allocator backend parsed at runtime != allocator backend parsed at load time, "
                "native != cudaMallocAsync"
             << "";

@@ -21,6 +21,12 @@ std::string verdictSentence(Verdict verdict) {
         case Verdict::AbortAtImport: return "rejected: `import torch` aborts (uncaught c10::Error at library load)";
         case Verdict::ValueErrorAtInit: return "rejected: ValueError at CUDA initialisation (first CUDA use)";
         case Verdict::RuntimeErrorAtInit: return "rejected: RuntimeError at CUDA initialisation (first CUDA use)";
+        case Verdict::ValueErrorOnFirstUse:
+            return "rejected: ValueError at the first read of the config after CUDA init (e.g. the first "
+                   "pin_memory()); backend:cudaMallocAsync reads nothing at init";
+        case Verdict::RuntimeErrorOnFirstUse:
+            return "rejected: RuntimeError at the first read of the config after CUDA init (e.g. the first "
+                   "pin_memory()); backend:cudaMallocAsync reads nothing at init";
     }
     return "?";
 }
