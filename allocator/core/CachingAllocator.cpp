@@ -149,8 +149,8 @@ Block* CachingAllocator::Impl::getFreeBlock(BlockPool& pool, StreamId stream, st
         }
     }
     const std::uint64_t maxSplit = config_.maxSplitSize;
-    if (size < maxSplit && it->size >= maxSplit) return nullptr;
-    if (size >= maxSplit && it->size >= size + config_.maxNonSplitRounding) return nullptr;
+    if (size < maxSplit && it->size() >= maxSplit) return nullptr;
+    if (size >= maxSplit && it->size() >= size + config_.maxNonSplitRounding) return nullptr;
     Block* block = it->block;
     blocks.erase(it);
     return block;

@@ -143,14 +143,14 @@ std::string walk(const CachingAllocator::Impl& impl, std::uint64_t maxSplit, Rec
             const Segment* segment = block->segment;
             if (segment == nullptr || segment->index >= impl.segments_.size() ||
                 impl.segments_[segment->index] != segment || block->pool != pool) {
-                return "free set entry " + hex(entry.address) + " is not a block of a live segment of its pool";
+                return "free set entry " + hex(entry.address()) + " is not a block of a live segment of its pool";
             }
             if (!block->isAvailable() || !block->mapped) {
-                return "free set entry " + hex(entry.address) + " is not a free, mapped, idle block";
+                return "free set entry " + hex(entry.address()) + " is not a free, mapped, idle block";
             }
-            if (entry.stream != block->stream || entry.size != block->size || entry.address != block->address ||
+            if (entry.stream != block->stream || entry.size() != block->size || entry.address() != block->address ||
                 entry.expandable != segment->expandable) {
-                return "free set entry " + hex(entry.address) + " has a stale key";
+                return "free set entry " + hex(entry.address()) + " has a stale key";
             }
         }
     }

@@ -78,12 +78,12 @@ bool CachingAllocator::Impl::releaseAvailableCachedBlocks(BlockPool& pool, Strea
         if (it == blocks.begin()) return false;
         std::uint64_t released = 0;
         --it;
-        while (released < keySize && it->size >= maxSplit && it->stream == stream) {
+        while (released < keySize && it->size() >= maxSplit && it->stream == stream) {
             auto current = it;
             const bool isFirst = current == blocks.begin();
             if (!isFirst) --it;
             if (!current->expandable) {
-                released += current->size;
+                released += current->size();
                 releaseBlock(current->block);
             }
             if (isFirst) break;
