@@ -196,6 +196,11 @@ private:
     // only found by the parsers at CUDA initialisation.
     std::string whereItFails() const {
         if (runtime_) return "; through the runtime setter this is a RuntimeError";
+        if (firstBackend_ && *firstBackend_ == "cudaMallocAsync") {
+            return "; the load-time scanner stopped at the earlier 'backend' entry, and backend:cudaMallocAsync reads "
+                   "nothing at CUDA initialisation, so this surfaces as a RuntimeError at the first read of the "
+                   "config (the first pin_memory(), say)";
+        }
         return firstBackend_ ? "; the load-time scanner stopped at the earlier 'backend' entry, so this surfaces "
                                "as a RuntimeError at CUDA initialisation"
                              : "; the load-time backend scanner does this during `import torch`, which aborts "

@@ -74,8 +74,11 @@ struct ParseResult {
 };
 
 // Parse as PyTorch 2.11 does when the string is in the environment at `import torch` and CUDA is
-// initialised: load-time backend scan, then the common parser (large_segment_size_mb first),
-// then the CUDA-level parser. Starts from the defaults.
+// initialised: the load-time backend scan (stops at the first `backend`), then the CUDA-level
+// parser, then the common parser (large_segment_size_mb in a first pass). Under
+// backend:cudaMallocAsync nothing is parsed at CUDA init; the first later reader parses the
+// common part, then the CUDA-level part (the *OnFirstUse verdicts). Starts from the defaults.
+// Checked against torch 2.11.0+cu130 on an H100: tests/config/oracle/.
 ParseResult parseConfig(std::string_view text);
 
 // Parse as torch._C._accelerator_setAllocatorSettings(text) does at run time, on top of `current`
