@@ -65,8 +65,9 @@ HeatmapGrid resample(const HeatmapGrid& in, std::uint64_t first, std::uint64_t l
                 v += in.reserved[cell];
             }
             const std::size_t cell = static_cast<std::size_t>(c) * static_cast<std::size_t>(out.rows) + static_cast<std::size_t>(r);
-            out.active[cell] = static_cast<std::uint8_t>(a / static_cast<unsigned>(r1 - r0));
-            out.reserved[cell] = static_cast<std::uint8_t>(v / static_cast<unsigned>(r1 - r0));
+            const auto n = static_cast<unsigned>(r1 - r0);
+            out.active[cell] = static_cast<std::uint8_t>((a + n / 2) / n);
+            out.reserved[cell] = static_cast<std::uint8_t>((v + n / 2) / n);
         }
     }
     return out;
@@ -74,14 +75,15 @@ HeatmapGrid resample(const HeatmapGrid& in, std::uint64_t first, std::uint64_t l
 
 }  // namespace
 
-HeatmapGrid HeatmapQuery::build(SessionReader& reader, int run, std::uint64_t first, std::uint64_t last, int columns, int rows) {
+HeatmapGrid HeatmapQuery::build(SessionReader& reader, int run, std::uint64_t first, std::uint64_t last, int columns, int rows,
+                                std::uint64_t replayLimit) {
     const std::uint64_t total = reader.run(run).eventCount;
     if (total == 0 || columns <= 0 || rows <= 0 || first >= total) return {};
     last = std::min(last, total - 1);
     if (last < first) return {};
     const std::uint64_t length = last - first + 1;
     columns = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(columns), length));
-    if (length > kReplayLimit) {
+    if (length > replayLimit) {
         if (auto grid = stored(reader, run)) {
             const auto inWindow = std::count_if(grid->columnEvents.begin(), grid->columnEvents.end(),
                                                 [&](std::uint64_t s) { return s >= first && s <= last; });

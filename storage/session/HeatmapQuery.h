@@ -12,12 +12,13 @@ namespace allocscope::storage {
 
 class HeatmapQuery {
 public:
-    static HeatmapGrid build(SessionReader& reader, int run, std::uint64_t first, std::uint64_t last, int columns, int rows);
-    // The stored grid as recorded (1,024..2,048 columns); nullopt for runs without one.
-    static std::optional<HeatmapGrid> stored(SessionReader& reader, int run);
     // Windows longer than this come from the stored grid when it has at least
     // min(columns, 64) columns inside the window; shorter ones are replayed exactly.
     static constexpr std::uint64_t kReplayLimit = 250'000;
+    static HeatmapGrid build(SessionReader& reader, int run, std::uint64_t first, std::uint64_t last, int columns, int rows,
+                             std::uint64_t replayLimit = kReplayLimit);
+    // The stored grid as recorded (1,024..2,048 columns); nullopt for runs without one.
+    static std::optional<HeatmapGrid> stored(SessionReader& reader, int run);
 };
 
 }  // namespace allocscope::storage

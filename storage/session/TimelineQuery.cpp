@@ -38,7 +38,8 @@ struct Buckets {
 
 }  // namespace
 
-Timeline TimelineQuery::build(SessionReader& reader, int run, std::uint64_t first, std::uint64_t last, int buckets) {
+Timeline TimelineQuery::build(SessionReader& reader, int run, std::uint64_t first, std::uint64_t last, int buckets,
+                              std::uint64_t exactLimit) {
     Timeline timeline;
     const std::uint64_t total = reader.run(run).eventCount;
     if (total == 0 || buckets <= 0 || first >= total) return timeline;
@@ -57,7 +58,7 @@ Timeline TimelineQuery::build(SessionReader& reader, int run, std::uint64_t firs
     start.bind(1, static_cast<std::int64_t>(run)).bind(2, static_cast<std::int64_t>(first));
     const std::int64_t startSeq = start.step() ? start.columnInt(0) : 0;
 
-    const bool exact = length <= kExactLimit || length / count < 4 * kSampleEvents;
+    const bool exact = length <= exactLimit || length / count < 4 * kSampleEvents;
     timeline.exact = exact;
     if (exact) {
         SqliteStatement s = reader.db().prepare(

@@ -13,9 +13,10 @@ namespace allocscope::storage {
 class TimelineQuery {
 public:
     // Events [first, last] (clamped to the run) in `buckets` buckets (fewer if fewer events).
-    static Timeline build(SessionReader& reader, int run, std::uint64_t first, std::uint64_t last, int buckets);
-    // Windows up to this many events (or with buckets narrower than 4 samples) are exact.
+    // Windows up to `exactLimit` events (or with buckets narrower than 4 samples) are exact.
     static constexpr std::uint64_t kExactLimit = 262144;
+    static Timeline build(SessionReader& reader, int run, std::uint64_t first, std::uint64_t last, int buckets,
+                          std::uint64_t exactLimit = kExactLimit);
 };
 
 }  // namespace allocscope::storage

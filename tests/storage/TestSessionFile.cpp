@@ -137,6 +137,29 @@ private slots:
         }
     }
 
+    void timelineFromSamplesBracketsTheExactRange() {
+        storage::SessionReader reader(path_);
+        const auto series = seriesOf(runA_.events);
+        const std::uint64_t first = 1000, last = runA_.events.size() - 1;
+        const storage::Timeline t = storage::TimelineQuery::build(reader, 1, first, last, 20, 0);
+        QVERIFY(!t.exact);
+        QCOMPARE(t.buckets.size(), std::size_t(20));
+        for (const auto& b : t.buckets) {
+            std::int64_t lo = INT64_MAX, hi = INT64_MIN, wideLo = INT64_MAX, wideHi = INT64_MIN;
+            for (std::uint64_t s = b.firstSeq; s <= b.lastSeq; ++s) {
+                lo = std::min(lo, series[s].active);
+                hi = std::max(hi, series[s].active);
+            }
+            // Widened to whole 64-event samples at most.
+            for (std::uint64_t s = b.firstSeq - std::min<std::uint64_t>(b.firstSeq, 64); s <= std::min(b.lastSeq + 64, last); ++s) {
+                wideLo = std::min(wideLo, series[s].active);
+                wideHi = std::max(wideHi, series[s].active);
+            }
+            QVERIFY(b.active.min <= lo && b.active.min >= wideLo);
+            QVERIFY(b.active.max >= hi && b.active.max <= wideHi);
+        }
+    }
+
     void heatmapMatchesTheLayout() {
         storage::SessionReader reader(path_);
         const auto series = seriesOf(runA_.events);
@@ -145,7 +168,13 @@ private slots:
         QVERIFY(stored->columns > 0);
         const auto window = storage::HeatmapQuery::build(reader, 1, 200, 3000, 64, 128);
         QCOMPARE(window.columns, 64);
-        for (const storage::HeatmapGrid* grid : std::vector<const storage::HeatmapGrid*>{&*stored, &window}) {
+        QCOMPARE(window.columnEvents.back(), std::uint64_t(3000));
+        // Resampled from the stored grid (replay limit 0): as many columns as asked, fewer rows.
+        const auto resampled = storage::HeatmapQuery::build(reader, 1, 0, runA_.events.size() - 1, 100, 256, 0);
+        QCOMPARE(resampled.columns, 100);
+        QCOMPARE(resampled.rows, 256);
+        QCOMPARE(resampled.axisBytes, stored->axisBytes);
+        for (const storage::HeatmapGrid* grid : std::vector<const storage::HeatmapGrid*>{&*stored, &window, &resampled}) {
             QVERIFY(grid->rows > 0);
             const double rowBytes = static_cast<double>(grid->axisBytes) / grid->rows;
             for (int c = 0; c < grid->columns; ++c) {
@@ -155,7 +184,7 @@ private slots:
                     active += grid->active[static_cast<std::size_t>(c * grid->rows + r)] / 255.0 * rowBytes;
                 }
                 const auto& v = series[grid->columnEvents[static_cast<std::size_t>(c)]];
-                const double tolerance = grid->rows * rowBytes / 255.0 + 1;
+                const double tolerance = 2 * grid->rows * rowBytes / 255.0 + 1;  // quantisation of each cell
                 QVERIFY2(std::abs(reserved - static_cast<double>(v.reserved)) <= tolerance, qPrintable(QString("column %1").arg(c)));
                 QVERIFY2(std::abs(active - static_cast<double>(v.active)) <= tolerance, qPrintable(QString("column %1").arg(c)));
             }
