@@ -181,7 +181,8 @@ int main(int argc, char** argv) {
                     static_cast<double>(mix.events) / recordCpuMs / 1e3);
 
         if (recordOnly) {
-            std::filesystem::remove(path);
+            if (keep) std::printf("kept %s\n", path.c_str());
+            else std::filesystem::remove(path);
             return 0;
         }
         storage::SessionReader reader(path, false);
