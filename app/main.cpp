@@ -6,6 +6,9 @@
 #include "app/MainWindow.h"
 
 int main(int argc, char** argv) {
+    // The .qrc is compiled into the static allocscope_appcore library: register it explicitly,
+    // or the linker drops it and the window has no icon.
+    Q_INIT_RESOURCE(allocscope);
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("AllocScope"));
     QApplication::setApplicationName(QStringLiteral("AllocScope"));
