@@ -4,9 +4,11 @@
 ALLOCSCOPE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
 # Debian packages the build and the tests need. The CUDA toolkit is optional and never installed
-# here (it is found at /usr/local/cuda when present).
+# here (it is found at /usr/local/cuda when present). libqt6opengl6-dev is only a "recommends" of
+# qt6-charts-dev, but Qt6Charts' CMake package requires it (Qt Charts links it; our sources never
+# use OpenGL).
 ALLOCSCOPE_PACKAGES=(cmake ninja-build g++ pkg-config qt6-base-dev qt6-charts-dev qt6-svg-dev
-    libqt6svg6 libsqlite3-dev libgl-dev xvfb xauth python3)
+    libqt6opengl6-dev libqt6svg6 libsqlite3-dev libgl-dev xvfb xauth python3)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then
