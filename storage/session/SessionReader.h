@@ -36,6 +36,8 @@ public:
     BlockHistory blockHistory(int run, std::uint64_t address, std::uint64_t seq);
     // The statistics fixups of a run in (after, upto], in order.
     std::vector<std::pair<std::uint64_t, alloc::DeviceStats>> fixups(int run, std::uint64_t after, std::uint64_t upto);
+    // The run's phases ordered by (firstSeq, depth); empty for a run without any.
+    std::vector<PhaseSpan> phases(int run);
     // Initial stats of a run (before its first event).
     alloc::DeviceStats initialStats(int run);
 

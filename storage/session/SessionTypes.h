@@ -104,6 +104,18 @@ struct EventPage {
     std::uint64_t totalEvents = 0;  // in the run
 };
 
+// A named region of a run (Op::phase / a snapshot's record_function annotations): the events
+// [firstSeq, lastSeq] happened inside it. Phases nest (depth 0 = outermost); a phase that saw
+// no event is not stored; one still open when the run ended closes at its last event.
+struct PhaseSpan {
+    std::string name;
+    std::uint64_t firstSeq = 0;
+    std::uint64_t lastSeq = 0;
+    int depth = 0;
+    std::uint64_t firstOp = 0;  // program op indexes of its begin and end marks (aligns runs)
+    std::uint64_t lastOp = 0;
+};
+
 struct BlockHistory {
     std::uint64_t address = 0;
     std::uint64_t size = 0;

@@ -1,0 +1,74 @@
+#pragma once
+// Recording into a session, in one call: a program (a demo workload, a comparison's run) run
+// through a fresh CachingAllocator on a SimulatedDevice, or a recorded trace (PyTorch snapshot,
+// RMM CSV) replayed under its own settings. Both become new runs of the writer's session with
+// their events, statistics, stacks and phases. The CLI verbs (`run`/`compare`/`recommend`/
+// `replay --db`, `import`, `demo`) and the GUI's background jobs call these; nothing else builds
+// runs by hand.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "allocator/config/AllocatorConfig.h"
+#include "allocator/core/DeviceStats.h"
+#include "allocator/core/Op.h"
+#include "allocator/core/ProgramRunner.h"
+#include "allocator/core/StackTable.h"
+#include "storage/session/SessionTypes.h"
+#include "storage/session/SessionWriter.h"
+
+namespace allocscope::storage {
+
+struct RecordTarget {
+    RunInfo info;                        // name, sourceKind, source, config text, gpu, totalMemory, memoryFraction
+    alloc::AllocatorConfig config;       // parsed config (native backend; async has no segments: rejected)
+    std::uint64_t totalMemory = 0;       // the simulated GPU's total memory (0: info.totalMemory)
+    std::uint64_t otherMemory = 0;       // memory held by other processes and the CUDA context (GpuPresets)
+    std::optional<double> memoryFraction;  // set_per_process_memory_fraction before the first op
+};
+
+// Called from the recording thread every few thousand ops and at the end; return false to cancel.
+using RecordProgress = std::function<bool(std::uint64_t done, std::uint64_t total)>;
+
+struct RecordedRun {
+    int runNumber = 0;
+    alloc::ProgramResult result;         // ops run, OOMs (with PyTorch's message), error
+    alloc::DeviceStats stats;            // final memory_stats()
+    bool cancelled = false;              // cancelled: the run is stored and marked interrupted
+};
+
+// Runs `program` through a fresh CachingAllocator on a SimulatedDevice and records it as a new run
+// of the writer's session (stats synced after every op, stacks stored, phases stored). An OOM is
+// a result, not an error (the run goes on, as ComparisonEngine does); an invalid op stops the run
+// (result.error) and the run is still stored complete up to there.
+// Throws std::invalid_argument for backend:cudaMallocAsync (before anything is written) and
+// SessionError when the session cannot be written.
+// Thread-safe for parallel calls on the same writer (the writer takes batches from many runs).
+RecordedRun recordProgram(SessionWriter& writer, const alloc::Program& program, const alloc::StackTable* stacks,
+                          const RecordTarget& target, const RecordProgress& progress = {});
+
+struct ImportTarget {
+    std::string gpuName = "h100-80gb";   // a GpuPresets name; only a label when totalMemory is given
+    std::uint64_t totalMemory = 0;       // 0: the preset's
+    std::uint64_t otherMemory = 0;       // 0: the preset's CUDA context (h100-80gb's with a custom totalMemory)
+    std::optional<double> memoryFraction;
+};
+
+struct ImportedRun {
+    int runNumber = 0;
+    std::string divergence;              // "" = the replay reproduced the recording exactly
+    bool cancelled = false;              // progress returned false: stored up to there, interrupted
+};
+
+// Reads a PyTorch snapshot (pickle/JSON) or RMM CSV, judges its recorded settings, then replays
+// each device's trace under them into a new run (name: the file name, + " device N" when the
+// snapshot has several; stacks and phase markers stored; the first divergence from the
+// recording stored with the run). Throws formats::FormatError / SessionError /
+// std::runtime_error with a clear what-and-where message; nothing is written to the session
+// before the input has been read and judged. After a cancel no further device is imported.
+std::vector<ImportedRun> importTraceFile(SessionWriter& writer, const std::string& file, const ImportTarget& target,
+                                         const RecordProgress& progress = {});
+
+}  // namespace allocscope::storage
