@@ -16,6 +16,7 @@
 #include "allocator/core/Op.h"
 #include "allocator/core/ProgramRunner.h"
 #include "allocator/core/StackTable.h"
+#include "allocator/replay/RecordedTrace.h"
 #include "storage/session/SessionTypes.h"
 #include "storage/session/SessionWriter.h"
 
@@ -70,5 +71,21 @@ struct ImportedRun {
 // before the input has been read and judged. After a cancel no further device is imported.
 std::vector<ImportedRun> importTraceFile(SessionWriter& writer, const std::string& file, const ImportTarget& target,
                                          const RecordProgress& progress = {});
+
+// importTraceFile in two halves, for a caller that must not even create the session before the
+// input is judged (the CLI's `import`): prepareImport reads and judges (same errors), and
+// recordImport replays the prepared traces into the session.
+struct PreparedImport {
+    std::string file;
+    std::vector<alloc::RecordedTrace> traces;   // one per device
+    std::vector<alloc::AllocatorConfig> configs;  // each trace's recorded settings, parsed
+    std::string gpuName;
+    std::uint64_t totalMemory = 0;               // resolved (never 0)
+    std::uint64_t otherMemory = 0;
+    std::optional<double> memoryFraction;
+};
+PreparedImport prepareImport(const std::string& file, const ImportTarget& target);
+std::vector<ImportedRun> recordImport(SessionWriter& writer, const PreparedImport& prepared,
+                                      const RecordProgress& progress = {});
 
 }  // namespace allocscope::storage

@@ -197,6 +197,22 @@ void RunBuilder::finish(SqliteDb& db, const alloc::StackTable* stacks, const std
     heatSamples_.shrink_to_fit();
 }
 
+void writePhases(SqliteDb& db, std::int64_t runId, const std::vector<PhaseSpan>& phases) {
+    SqliteStatement clear = db.prepare("DELETE FROM phase WHERE run = ?");
+    clear.bind(1, runId);
+    clear.run();
+    SqliteStatement insert = db.prepare(
+        "INSERT INTO phase(run, ordinal, name, first_seq, last_seq, depth, first_op, last_op) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    std::int64_t ordinal = 0;
+    for (const PhaseSpan& p : phases) {
+        insert.bind(1, runId).bind(2, ordinal++).bind(3, std::string_view(p.name));
+        insert.bind(4, static_cast<std::int64_t>(p.firstSeq)).bind(5, static_cast<std::int64_t>(p.lastSeq));
+        insert.bind(6, static_cast<std::int64_t>(p.depth)).bind(7, static_cast<std::int64_t>(p.firstOp));
+        insert.bind(8, static_cast<std::int64_t>(p.lastOp));
+        insert.run();
+    }
+}
+
 void writeStacks(SqliteDb& db, std::int64_t runId, const alloc::StackTable& stacks) {
     SqliteStatement insertFrame = db.prepare("INSERT OR IGNORE INTO frame(filename, line, name) VALUES (?, ?, ?)");
     SqliteStatement findFrame = db.prepare("SELECT id FROM frame WHERE filename = ? AND line = ? AND name = ?");

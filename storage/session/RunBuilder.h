@@ -65,5 +65,7 @@ private:
 
 // Stores a run's stacks: frames and stacks de-duplicated across the whole session.
 void writeStacks(SqliteDb& db, std::int64_t runId, const alloc::StackTable& stacks);
+// Stores a run's phases (replacing any it had).
+void writePhases(SqliteDb& db, std::int64_t runId, const std::vector<PhaseSpan>& phases);
 
 }  // namespace allocscope::storage

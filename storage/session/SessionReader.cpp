@@ -175,6 +175,24 @@ std::vector<std::pair<std::uint64_t, alloc::DeviceStats>> SessionReader::fixups(
     return out;
 }
 
+std::vector<PhaseSpan> SessionReader::phases(int run) {
+    SqliteStatement s = db_.prepare(
+        "SELECT name, first_seq, last_seq, depth, first_op, last_op FROM phase WHERE run = ? ORDER BY first_seq, depth, ordinal");
+    s.bind(1, static_cast<std::int64_t>(run));
+    std::vector<PhaseSpan> out;
+    while (s.step()) {
+        PhaseSpan p;
+        p.name = s.columnText(0);
+        p.firstSeq = static_cast<std::uint64_t>(s.columnInt(1));
+        p.lastSeq = static_cast<std::uint64_t>(s.columnInt(2));
+        p.depth = static_cast<int>(s.columnInt(3));
+        p.firstOp = static_cast<std::uint64_t>(s.columnInt(4));
+        p.lastOp = static_cast<std::uint64_t>(s.columnInt(5));
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
 alloc::DeviceStats SessionReader::initialStats(int run) {
     SqliteStatement s = db_.prepare("SELECT initial_stats FROM run WHERE id = ?");
     s.bind(1, static_cast<std::int64_t>(run));

@@ -95,8 +95,22 @@ void SessionRecorder::finish(const alloc::StackTable* stacks, const std::string&
     flush();
     finished_ = true;
     std::shared_ptr<alloc::StackTable> copy = stacks != nullptr ? std::make_shared<alloc::StackTable>(*stacks) : nullptr;
-    writer_.submit([builder = builder_, copy, divergence](SessionWriter::Context& ctx) {
+    auto phases = std::make_shared<std::vector<PhaseSpan>>(std::move(phases_));
+    writer_.submit([builder = builder_, copy, divergence, phases](SessionWriter::Context& ctx) {
+        writePhases(ctx.db, builder->runId(), *phases);
         builder->finish(ctx.db, copy.get(), divergence, true);
+    });
+    writer_.flush();
+}
+
+void SessionRecorder::interrupt(const alloc::StackTable* stacks) {
+    flush();
+    finished_ = true;
+    std::shared_ptr<alloc::StackTable> copy = stacks != nullptr ? std::make_shared<alloc::StackTable>(*stacks) : nullptr;
+    auto phases = std::make_shared<std::vector<PhaseSpan>>(std::move(phases_));
+    writer_.submit([builder = builder_, copy, phases](SessionWriter::Context& ctx) {
+        writePhases(ctx.db, builder->runId(), *phases);
+        builder->finish(ctx.db, copy.get(), {}, false);
     });
     writer_.flush();
 }

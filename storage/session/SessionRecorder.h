@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "allocator/core/DeviceStats.h"
 #include "allocator/core/EventSink.h"
@@ -48,8 +49,13 @@ public:
     // force: store these stats at this point whatever changed (e.g. a replay's final stats when
     // no per-op sync was possible).
     void syncStats(const alloc::DeviceStats& stats, bool force = false);
+    // The run's phases, stored by finish() or interrupt() in the same transaction.
+    void setPhases(std::vector<PhaseSpan> phases) { phases_ = std::move(phases); }
     // Stores stacks, summary and heatmap, marks the run complete and waits for the commit.
     void finish(const alloc::StackTable* stacks = nullptr, const std::string& divergence = {});
+    // A recording stopped on purpose (cancelled): commits what was recorded with its stacks and
+    // phases and marks the run interrupted, as a killed recording would leave it.
+    void interrupt(const alloc::StackTable* stacks = nullptr);
 
 private:
     static constexpr std::size_t kWatched = 9 * 3 * 2 + 4 + 5;
@@ -64,6 +70,7 @@ private:
     RecordBatch batch_;
     std::array<std::int64_t, kWatched> lastWatched_{};
     bool finished_ = false;
+    std::vector<PhaseSpan> phases_;
 };
 
 }  // namespace allocscope::storage

@@ -11,7 +11,7 @@
 namespace allocscope::storage {
 namespace {
 
-// Version 1. Events are stored in chunks (one BLOB per recorder batch, see EventCodec) because
+// Version 1 (version 2 adds kPhaseSql below). Events are stored in chunks (one BLOB per recorder batch, see EventCodec) because
 // one row per event costs ~10x the space and write time; the timeline samples of a chunk sit
 // beside it so that a timeline query never decodes events.
 constexpr const char* kCreateSql = R"SQL(
@@ -102,14 +102,32 @@ CREATE TABLE summary (
 );
 )SQL";
 
-constexpr std::array<const char*, 10> kTables = {"meta",     "run",       "event_chunk", "keyframe", "stats_fixup",
-                                                 "frame",    "stack_key", "run_stack",   "heatmap",  "summary"};
+// Version 2: a run's named regions (PhaseSpan). IF NOT EXISTS: the migration of an older copy
+// runs it too.
+constexpr const char* kPhaseSql = R"SQL(
+CREATE TABLE IF NOT EXISTS phase (
+    run INTEGER NOT NULL REFERENCES run(id),
+    ordinal INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    first_seq INTEGER NOT NULL,
+    last_seq INTEGER NOT NULL,
+    depth INTEGER NOT NULL,
+    first_op INTEGER NOT NULL,
+    last_op INTEGER NOT NULL,
+    PRIMARY KEY (run, ordinal)
+);
+)SQL";
+
+constexpr std::array<const char*, 11> kTables = {"meta",     "run",       "event_chunk", "keyframe", "stats_fixup",
+                                                 "frame",    "stack_key", "run_stack",   "heatmap",  "summary",
+                                                 "phase"};
 
 }  // namespace
 
 void SessionSchema::create(SqliteDb& db) {
     db.exec("BEGIN");
     db.exec(kCreateSql);
+    db.exec(kPhaseSql);
     db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
     db.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
     db.exec("INSERT INTO meta(key, value) VALUES ('application', 'AllocScope session')");
@@ -188,6 +206,7 @@ void SessionSchema::validate(SqliteDb& db, bool integrityCheck) {
         "SELECT 'event_chunk', run FROM event_chunk WHERE run NOT IN (SELECT id FROM run) "
         "UNION ALL SELECT 'keyframe', run FROM keyframe WHERE run NOT IN (SELECT id FROM run) "
         "UNION ALL SELECT 'summary', run FROM summary WHERE run NOT IN (SELECT id FROM run) "
+        "UNION ALL SELECT 'phase', run FROM phase WHERE run NOT IN (SELECT id FROM run) "
         "UNION ALL SELECT 'run_stack', run FROM run_stack WHERE stack NOT IN (SELECT id FROM stack_key) LIMIT 1");
     if (orphans.step()) {
         throw SessionError("the session file is damaged: " + orphans.columnText(0) + " rows of run " +
@@ -223,9 +242,8 @@ void SessionSchema::validate(SqliteDb& db, bool integrityCheck) {
 }
 
 void SessionSchema::migrateToCopy(const std::string& source, const std::string& target) {
-    // Schema 1 is the first released schema: there is nothing older to upgrade yet. The copy is
-    // still made through SQLite (never a byte copy of a possibly hot file) so later versions
-    // only add their upgrade steps here.
+    // The copy is made through SQLite (never a byte copy of a possibly hot file); the upgrade
+    // steps then run on the copy only.
     std::error_code ec;
     if (std::filesystem::exists(target, ec)) throw SessionError("the migration target already exists", target);
     SqliteDb in(source, SqliteDb::Mode::ReadOnly);
@@ -238,9 +256,12 @@ void SessionSchema::migrateToCopy(const std::string& source, const std::string& 
     vacuum.bind(1, std::string_view(target));
     vacuum.run();
     in.close();
-    // Upgrade steps from `version` to kSchemaVersion go here, on the copy only.
+    // Upgrade steps from `version` to kSchemaVersion, on the copy only, in one transaction.
     SqliteDb out(target, SqliteDb::Mode::ReadWriteCreate);
+    out.exec("BEGIN");
+    if (version < 2) out.exec(kPhaseSql);  // 1 -> 2: phases (none known for older runs)
     out.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
+    out.exec("COMMIT");
 }
 
 }  // namespace allocscope::storage

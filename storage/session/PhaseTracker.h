@@ -1,0 +1,34 @@
+#pragma once
+// Turns a program's phase marks (Op::phase begin/end, in op order) into the event ranges the
+// session stores (PhaseSpan). A mark is placed between events: `eventsBefore` = how many events
+// of the run happened before the op that carries it, so a phase covers the events of the ops
+// between its begin and end marks. Ends close the innermost open phase of the same name
+// (record_function regions nest); an end without a begin is ignored.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "storage/session/SessionTypes.h"
+
+namespace allocscope::storage {
+
+class PhaseTracker {
+public:
+    void mark(const std::string& name, bool begin, std::uint64_t opIndex, std::uint64_t eventsBefore);
+    // Closes the phases still open at the end of the run (`eventCount` events, last op `lastOp`)
+    // and returns every phase that saw at least one event, ordered by (firstSeq, depth).
+    std::vector<PhaseSpan> finish(std::uint64_t eventCount, std::uint64_t lastOp);
+
+private:
+    struct Open {
+        std::string name;
+        std::uint64_t eventsBefore = 0;
+        std::uint64_t opIndex = 0;
+    };
+    void close(const Open& open, int depth, std::uint64_t eventsBefore, std::uint64_t opIndex);
+
+    std::vector<Open> open_;
+    std::vector<PhaseSpan> spans_;
+};
+
+}  // namespace allocscope::storage

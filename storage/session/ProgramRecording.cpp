@@ -1,0 +1,280 @@
+#include "storage/session/ProgramRecording.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+#include <stdexcept>
+
+#include "allocator/core/CachingAllocator.h"
+#include "allocator/core/EventSink.h"
+#include "allocator/device/GpuPresets.h"
+#include "allocator/device/SimulatedDevice.h"
+#include "allocator/config/ConfigParser.h"
+#include "allocator/replay/TraceReplayer.h"
+#include "storage/formats/FormatError.h"
+#include "storage/import/TraceImport.h"
+#include "storage/session/PhaseTracker.h"
+#include "storage/session/SessionRecorder.h"
+
+namespace allocscope::storage {
+namespace {
+
+constexpr std::uint64_t kProgressOps = 4096;
+constexpr std::uint64_t kProgressEvents = 16384;
+
+// The allocator must exist before the recorder (the run starts from its initial statistics),
+// and the allocator takes its sink at construction: this sink forwards once the recorder is set.
+class ForwardingSink final : public alloc::EventSink {
+public:
+    void onEvent(const alloc::Event& event) override {
+        if (target != nullptr) target->onEvent(event);
+    }
+    alloc::EventSink* target = nullptr;
+};
+
+const std::string& labelOf(const alloc::Program& program, std::uint32_t id) {
+    static const std::string unnamed = "(unnamed phase)";
+    return id < program.labels.size() ? program.labels[id] : unnamed;
+}
+
+void checkFraction(const std::optional<double>& fraction) {
+    if (fraction && !(*fraction >= 0.0 && *fraction <= 1.0)) {
+        throw std::invalid_argument("invalid memory fraction " + std::to_string(*fraction) + ": it must be within [0, 1]");
+    }
+}
+
+// Thrown from the import's sink when the progress callback asks to stop: it unwinds the replay.
+struct ImportCancelled {};
+
+// Between the replay and the recorder during an import: counts events for the progress
+// callback, and (when the trace has phase marks) notes the first event of every op so the
+// marks can be placed between events once the replay has built its program.
+class ImportSink final : public alloc::EventSink {
+public:
+    ImportSink(SessionRecorder& recorder, bool trackOps, const RecordProgress& progress, std::uint64_t doneBefore,
+               std::uint64_t entries, std::uint64_t total)
+        : recorder_(recorder), trackOps_(trackOps), progress_(progress), doneBefore_(doneBefore), entries_(entries),
+          total_(total) {}
+
+    void onEvent(const alloc::Event& event) override {
+        if (trackOps_ && (firstEventOfOp_.empty() || firstEventOfOp_.back().first != event.opIndex)) {
+            firstEventOfOp_.emplace_back(event.opIndex, count_);
+        }
+        recorder_.onEvent(event);
+        ++count_;
+        if (progress_ && count_ % kProgressEvents == 0 && !progress_(doneBefore_ + std::min(count_, entries_), total_)) {
+            throw ImportCancelled{};
+        }
+    }
+
+    // How many events happened before op `opIndex` (a phase op has none of its own).
+    std::uint64_t eventsBefore(std::uint64_t opIndex) const {
+        auto it = std::lower_bound(firstEventOfOp_.begin(), firstEventOfOp_.end(), opIndex,
+                                   [](const auto& entry, std::uint64_t op) { return entry.first < op; });
+        return it == firstEventOfOp_.end() ? count_ : it->second;
+    }
+    std::uint64_t count() const { return count_; }
+
+private:
+    SessionRecorder& recorder_;
+    bool trackOps_;
+    const RecordProgress& progress_;
+    std::uint64_t doneBefore_, entries_, total_;
+    std::uint64_t count_ = 0;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> firstEventOfOp_;  // (op index, first seq)
+};
+
+std::string divergenceText(const alloc::ReplayResult& result) {
+    std::ostringstream out;
+    if (result.divergence) {
+        out << "op " << result.divergence->opIndex << " (trace entry " << result.divergence->entryIndex
+            << "): " << result.divergence->what;
+    }
+    if (result.unexpectedOomOp) {
+        if (out.tellp() > 0) out << "; ";
+        out << "an allocation failed at op " << *result.unexpectedOomOp << " that succeeded in the recording";
+    }
+    if (result.layoutDifference) {
+        if (out.tellp() > 0) out << "; ";
+        out << "final layout: " << *result.layoutDifference;
+    }
+    return out.str();
+}
+
+struct ResolvedGpu {
+    std::string name;
+    std::uint64_t total = 0;
+    std::uint64_t other = 0;
+};
+
+ResolvedGpu resolveGpu(const ImportTarget& target) {
+    const std::optional<alloc::GpuPreset> preset = alloc::findGpuPreset(target.gpuName);
+    ResolvedGpu gpu{target.gpuName, target.totalMemory, target.otherMemory};
+    if (gpu.total == 0) {
+        if (!preset) throw std::invalid_argument("unknown GPU preset '" + target.gpuName + "' (see `allocscope-cli gpus`)");
+        gpu.total = preset->totalMemory;
+    }
+    if (gpu.other == 0) {
+        // A custom size keeps the default card's CUDA context, as the CLI's --total-memory does.
+        gpu.other = preset ? preset->contextMemory : alloc::findGpuPreset(alloc::kDefaultGpuPreset)->contextMemory;
+    }
+    return gpu;
+}
+
+}  // namespace
+
+RecordedRun recordProgram(SessionWriter& writer, const alloc::Program& program, const alloc::StackTable* stacks,
+                          const RecordTarget& target, const RecordProgress& progress) {
+    if (target.config.backend == alloc::Backend::CudaMallocAsync) {
+        throw std::invalid_argument("backend:cudaMallocAsync keeps no segments, so its runs cannot be recorded into a session (config '" +
+                                    target.info.config + "')");
+    }
+    checkFraction(target.memoryFraction);
+    const std::uint64_t total = target.totalMemory != 0 ? target.totalMemory : target.info.totalMemory;
+    if (total == 0) throw std::invalid_argument("the simulated GPU needs a total memory (run '" + target.info.name + "')");
+
+    alloc::SimulatedDevice device(total, target.otherMemory, target.info.gpu);
+    ForwardingSink sink;
+    alloc::CachingAllocator allocator(target.config, device, &sink);
+    if (target.memoryFraction) allocator.setMemoryFraction(*target.memoryFraction);
+    RunInfo info = target.info;
+    info.totalMemory = total;
+    if (target.memoryFraction) info.memoryFraction = *target.memoryFraction;
+    SessionRecorder recorder(writer, info, allocator.stats());
+    sink.target = &recorder;
+
+    RecordedRun run;
+    run.runNumber = recorder.runNumber();
+    alloc::ProgramRunner runner(allocator);
+    PhaseTracker phases;
+    const std::uint64_t count = program.ops.size();
+    std::uint64_t lastOp = 0;
+    for (std::uint64_t i = 0; i < count; ++i) {
+        const alloc::Op& op = program.ops[i];
+        if (op.kind == alloc::OpKind::Phase) phases.mark(labelOf(program, op.labelId), op.begin, i, recorder.eventCount());
+        if (!runner.apply(op, i, run.result)) break;
+        lastOp = i;
+        // Retries, syncs and resets leave no event: the recorder stores the stats where they change.
+        recorder.syncStats(allocator.stats());
+        if (progress && (i + 1) % kProgressOps == 0 && i + 1 < count && !progress(i + 1, count)) {
+            run.cancelled = true;
+            break;
+        }
+    }
+    recorder.setPhases(phases.finish(recorder.eventCount(), lastOp));
+    if (run.cancelled) {
+        recorder.interrupt(stacks);
+    } else {
+        recorder.finish(stacks);
+        if (progress) progress(count, count);
+    }
+    run.stats = allocator.stats();
+    return run;
+}
+
+PreparedImport prepareImport(const std::string& file, const ImportTarget& target) {
+    checkFraction(target.memoryFraction);
+    const ResolvedGpu gpu = resolveGpu(target);
+    PreparedImport prepared;
+    prepared.file = file;
+    prepared.gpuName = gpu.name;
+    prepared.totalMemory = gpu.total;
+    prepared.otherMemory = gpu.other;
+    prepared.memoryFraction = target.memoryFraction;
+    try {
+        prepared.traces = importTraceFile(file);
+    } catch (const formats::FormatError& e) {
+        throw formats::FormatError(e.problem(), file + ": " + e.location());
+    } catch (const std::bad_alloc&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw std::runtime_error(std::string(e.what()) + " (" + file + ")");
+    }
+    if (prepared.traces.empty()) throw std::runtime_error("the trace holds no allocator events and no segments (" + file + ")");
+    for (const alloc::RecordedTrace& trace : prepared.traces) {
+        const alloc::ParseResult parsed = alloc::parseConfig(trace.settings.value_or(""));
+        if (!parsed.accepted()) {
+            throw std::runtime_error("the recorded allocator settings are not valid: " +
+                                     (parsed.pytorchMessage.empty() ? std::string(alloc::verdictName(parsed.verdict)) : parsed.pytorchMessage) +
+                                     " (" + file + ": allocator_settings.PYTORCH_CUDA_ALLOC_CONF)");
+        }
+        if (parsed.config.backend == alloc::Backend::CudaMallocAsync) {
+            throw std::runtime_error("backend:cudaMallocAsync keeps no segments to replay into (" + file + ")");
+        }
+        prepared.configs.push_back(parsed.config);
+    }
+    return prepared;
+}
+
+std::vector<ImportedRun> importTraceFile(SessionWriter& writer, const std::string& file, const ImportTarget& target,
+                                         const RecordProgress& progress) {
+    std::error_code ec;
+    if (std::filesystem::exists(file, ec) && std::filesystem::equivalent(file, writer.path(), ec)) {
+        throw std::invalid_argument("the trace and the session are the same file (" + file + ")");
+    }
+    return recordImport(writer, prepareImport(file, target), progress);
+}
+
+std::vector<ImportedRun> recordImport(SessionWriter& writer, const PreparedImport& prepared, const RecordProgress& progress) {
+    const std::string& file = prepared.file;
+    const std::vector<alloc::RecordedTrace>& traces = prepared.traces;
+    const std::vector<alloc::AllocatorConfig>& configs = prepared.configs;
+    std::error_code ec;
+    if (std::filesystem::exists(file, ec) && std::filesystem::equivalent(file, writer.path(), ec)) {
+        throw std::invalid_argument("the trace and the session are the same file (" + file + ")");
+    }
+    if (configs.size() != traces.size()) throw std::invalid_argument("recordImport: the import was not prepared by prepareImport");
+    std::uint64_t totalEntries = 0;
+    for (const alloc::RecordedTrace& trace : traces) totalEntries += trace.entries.size();
+    std::uint64_t doneBefore = 0;
+    std::vector<ImportedRun> runs;
+    for (std::size_t t = 0; t < traces.size(); ++t) {
+        const alloc::RecordedTrace& trace = traces[t];
+        alloc::SimulatedDevice fresh(prepared.totalMemory, prepared.otherMemory);
+        const alloc::CachingAllocator initial(configs[t], fresh);
+        RunInfo info;
+        info.name = std::filesystem::path(file).filename().string() +
+                    (traces.size() > 1 ? " device " + std::to_string(trace.device) : std::string());
+        info.sourceKind = trace.hasSegmentEvents ? "snapshot" : "csv";
+        info.source = file + " (" + trace.origin + ")";
+        info.config = trace.settings.value_or("");
+        info.gpu = prepared.gpuName;
+        info.totalMemory = prepared.totalMemory;
+        info.memoryFraction = prepared.memoryFraction.value_or(1.0);
+        SessionRecorder recorder(writer, info, initial.stats());
+        ImportSink sink(recorder, !trace.phases.empty(), progress, doneBefore, trace.entries.size(), totalEntries);
+
+        alloc::ReplayOptions options;
+        options.config = configs[t];
+        options.memoryFraction = prepared.memoryFraction;
+        options.totalMemory = prepared.totalMemory;
+        options.otherMemory = prepared.otherMemory;
+        options.continueAfterOom = true;
+        options.sink = &sink;
+        ImportedRun run;
+        run.runNumber = recorder.runNumber();
+        try {
+            const alloc::ReplayResult result = alloc::TraceReplayer::replay(trace, options);
+            // The replay syncs no stats per op: store its final stats (retries, syncs) at the end.
+            recorder.syncStats(result.stats, true);
+            PhaseTracker phases;
+            for (std::uint64_t i = 0; i < result.program.ops.size(); ++i) {
+                const alloc::Op& op = result.program.ops[i];
+                if (op.kind == alloc::OpKind::Phase) phases.mark(labelOf(result.program, op.labelId), op.begin, i, sink.eventsBefore(i));
+            }
+            recorder.setPhases(phases.finish(sink.count(), result.program.ops.empty() ? 0 : result.program.ops.size() - 1));
+            run.divergence = divergenceText(result);
+            recorder.finish(&trace.stacks, run.divergence);
+        } catch (const ImportCancelled&) {
+            run.cancelled = true;
+            recorder.interrupt(&trace.stacks);
+        }
+        runs.push_back(run);
+        if (run.cancelled) break;
+        doneBefore += trace.entries.size();
+    }
+    if (progress && !runs.back().cancelled) progress(totalEntries, totalEntries);
+    return runs;
+}
+
+}  // namespace allocscope::storage

@@ -1,0 +1,350 @@
+// recordProgram / importTraceFile: a recorded workload run rebuilds, at random events, exactly the
+// state a direct allocator run had there; cancelling leaves an interrupted run; phases are stored
+// as event ranges; the async backend and bad traces are refused before anything is written.
+#include <QtTest>
+
+#include <random>
+#include <thread>
+
+#include "StorageTestSupport.h"
+#include "allocator/device/GpuPresets.h"
+#include "allocator/workloads/WorkloadRegistry.h"
+#include "storage/formats/FormatError.h"
+#include "storage/session/ProgramRecording.h"
+#include "storage/session/SessionError.h"
+#include "storage/session/SessionReader.h"
+#include "storage/session/StateCursor.h"
+
+using namespace allocscope;
+using storagetest::layoutDifference;
+using storagetest::statsDifference;
+using storagetest::Truth;
+
+namespace {
+
+alloc::GeneratedProgram workload(const std::string& name, std::vector<std::pair<std::string, std::string>> overrides = {}) {
+    const alloc::Workload& w = alloc::WorkloadRegistry::instance().get(name);
+    return w.generate(w.resolve(overrides), 7);
+}
+
+storage::RecordTarget targetFor(const std::string& name, const std::string& configText, const alloc::AllocatorConfig& config,
+                                const alloc::GpuPreset& gpu) {
+    storage::RecordTarget target;
+    target.info.name = name + " · " + (configText.empty() ? "default" : configText);
+    target.info.source = name + " seed=7";
+    target.info.config = configText;
+    target.info.gpu = gpu.name;
+    target.config = config;
+    target.totalMemory = gpu.totalMemory;
+    target.otherMemory = gpu.contextMemory;
+    return target;
+}
+
+// A direct run of the program: calls afterOp(eventCount, allocator) after every applied op.
+void directRun(const alloc::Program& program, const alloc::AllocatorConfig& config, const alloc::GpuPreset& gpu,
+               std::optional<double> fraction, const std::function<void(std::uint64_t, alloc::CachingAllocator&)>& afterOp) {
+    alloc::SimulatedDevice device(gpu.totalMemory, gpu.contextMemory, gpu.name);
+    alloc::CountingSink sink;
+    alloc::CachingAllocator allocator(config, device, &sink);
+    if (fraction) allocator.setMemoryFraction(*fraction);
+    alloc::ProgramRunner runner(allocator);
+    alloc::ProgramResult result;
+    for (std::size_t i = 0; i < program.ops.size(); ++i) {
+        if (!runner.apply(program.ops[i], i, result)) break;
+        afterOp(sink.total(), allocator);
+    }
+}
+
+}  // namespace
+
+class TestProgramRecording : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir dir_;
+
+    std::string path(const char* name) const { return dir_.filePath(name).toStdString(); }
+
+    void checkAgainstDirectRun(const std::string& name, const std::vector<std::pair<std::string, std::string>>& overrides,
+                               const std::string& configText, std::optional<double> fraction, std::size_t samples) {
+        const alloc::GeneratedProgram generated = workload(name, overrides);
+        const alloc::GpuPreset gpu = *alloc::findGpuPreset(alloc::WorkloadRegistry::instance().get(name).defaultGpu());
+        alloc::AllocatorConfig config;
+        if (configText == "expandable_segments:True") config.expandableSegments = true;
+
+        // Where op boundaries fall in the event stream (the state "at event N" is the state after
+        // the last op whose events end at N).
+        std::vector<std::uint64_t> boundaries;
+        directRun(generated.program, config, gpu, fraction, [&](std::uint64_t count, alloc::CachingAllocator&) {
+            if (count > 0 && (boundaries.empty() || boundaries.back() != count - 1)) boundaries.push_back(count - 1);
+        });
+        QVERIFY(boundaries.size() > samples);
+        std::mt19937_64 rng(11);
+        std::map<std::uint64_t, Truth> truth;
+        while (truth.size() < samples) truth[boundaries[rng() % boundaries.size()]] = {};
+        truth[boundaries.back()] = {};
+        alloc::DeviceStats finalStats;
+        directRun(generated.program, config, gpu, fraction, [&](std::uint64_t count, alloc::CachingAllocator& a) {
+            finalStats = a.stats();
+            if (count == 0) return;
+            auto it = truth.find(count - 1);
+            if (it != truth.end()) it->second = Truth{a.segments(), a.stats()};
+        });
+
+        const std::string file = path((name + configText + ".allocscope").c_str());
+        storage::RecordedRun run;
+        {
+            storage::SessionWriter writer(file);
+            storage::RecordTarget target = targetFor(name, configText, config, gpu);
+            target.memoryFraction = fraction;
+            run = storage::recordProgram(writer, generated.program, &generated.stacks, target);
+        }
+        QVERIFY(!run.cancelled);
+        QVERIFY(run.result.ok());
+        QVERIFY(statsDifference(finalStats, run.stats).empty());
+
+        storage::SessionReader reader(file);
+        const storage::RunRow row = reader.run(run.runNumber);
+        QCOMPARE(row.status, storage::RunStatus::Complete);
+        QCOMPARE(row.info.totalMemory, gpu.totalMemory);
+        QCOMPARE(row.info.memoryFraction, fraction.value_or(1.0));
+        QCOMPARE(row.eventCount, boundaries.back() + 1);
+        storage::StateCursor cursor(reader, run.runNumber);
+        for (const auto& [seq, want] : truth) {
+            const storage::StateAtEvent got = cursor.load(seq);
+            const std::string layout = layoutDifference(want.segments, got.segments);
+            QVERIFY2(layout.empty(), (name + " at event " + std::to_string(seq) + ": " + layout).c_str());
+            const std::string stats = statsDifference(want.stats, got.stats);
+            QVERIFY2(stats.empty(), (name + " at event " + std::to_string(seq) + ": " + stats).c_str());
+        }
+        // Stacks were stored: some event names a stack whose frames come back.
+        bool stackSeen = false;
+        for (std::uint64_t first = 0; first < row.eventCount && !stackSeen; first += 4096) {
+            for (const alloc::Event& e : reader.events(run.runNumber, first, 4096).events) {
+                if (e.stackId != 0) {
+                    QCOMPARE(reader.stack(run.runNumber, e.stackId), generated.stacks.stack(e.stackId));
+                    stackSeen = true;
+                    break;
+                }
+            }
+        }
+        QVERIFY(stackSeen || generated.stacks.size() <= 1);
+    }
+
+private slots:
+    void recordedStateEqualsDirectRun_data() {
+        QTest::addColumn<QString>("workload");
+        QTest::addColumn<QString>("config");
+        QTest::addColumn<double>("fraction");
+        QTest::newRow("random-mix default") << "random-mix" << "" << 1.0;
+        QTest::newRow("random-mix expandable") << "random-mix" << "expandable_segments:True" << 1.0;
+        QTest::newRow("multi-stream default") << "multi-stream" << "" << 1.0;
+        QTest::newRow("oom-with-free-memory default") << "oom-with-free-memory" << "" << 1.0;
+        QTest::newRow("multi-model-sharing fraction") << "multi-model-sharing" << "" << 0.5;
+    }
+
+    void recordedStateEqualsDirectRun() {
+        QFETCH(QString, workload);
+        QFETCH(QString, config);
+        QFETCH(double, fraction);
+        std::vector<std::pair<std::string, std::string>> overrides;
+        if (workload == "random-mix") overrides.emplace_back("events", "60000");
+        checkAgainstDirectRun(workload.toStdString(), overrides, config.toStdString(),
+                              fraction < 1.0 ? std::optional<double>(fraction) : std::nullopt, 200);
+    }
+
+    void oomIsAResultWithPyTorchsMessage() {
+        const alloc::GeneratedProgram generated = workload("oom-with-free-memory");
+        const alloc::GpuPreset gpu = *alloc::findGpuPreset("24gb");
+        storage::SessionWriter writer(path("oom.allocscope"));
+        const storage::RecordedRun run = storage::recordProgram(writer, generated.program, &generated.stacks,
+                                                                targetFor("oom-with-free-memory", "", {}, gpu));
+        QVERIFY(run.result.ok());
+        QVERIFY(!run.result.ooms.empty());
+        QVERIFY(run.result.ooms.front().message.find("Tried to allocate 256.00 MiB") != std::string::npos);
+        QVERIFY(run.stats.num_ooms > 0);
+    }
+
+    void cancelLeavesAnInterruptedRun() {
+        const alloc::GeneratedProgram generated = workload("random-mix", {{"events", "60000"}});
+        const alloc::GpuPreset gpu = *alloc::findGpuPreset("h100-80gb");
+        const std::string file = path("cancel.allocscope");
+        std::uint64_t calls = 0;
+        storage::RecordedRun run;
+        {
+            storage::SessionWriter writer(file);
+            run = storage::recordProgram(writer, generated.program, &generated.stacks, targetFor("random-mix", "", {}, gpu),
+                                         [&](std::uint64_t done, std::uint64_t total) {
+                                             [&] { QVERIFY(done <= total); }();
+                                             return ++calls < 3;
+                                         });
+        }
+        QVERIFY(run.cancelled);
+        QCOMPARE(calls, std::uint64_t(3));
+        QVERIFY(run.result.opsRun < generated.program.ops.size());
+        storage::SessionReader reader(file);
+        const storage::RunRow row = reader.run(run.runNumber);
+        QCOMPARE(row.status, storage::RunStatus::Interrupted);
+        QVERIFY(row.eventCount > 0);
+        // What was recorded up to the cancel is readable.
+        storage::StateCursor cursor(reader, run.runNumber);
+        QCOMPARE(cursor.load(row.eventCount - 1).seq, row.eventCount - 1);
+    }
+
+    void phasesAreStoredAsEventRanges() {
+        alloc::Program program;
+        program.labels = {"step", "forward", "nothing"};
+        using alloc::Op;
+        program.ops = {Op::phase(0, true),  Op::alloc(1, 4096),     Op::phase(1, true),  Op::alloc(2, 8 << 20),
+                       Op::alloc(3, 100),   Op::phase(1, false),    Op::free(2),         Op::phase(0, false),
+                       Op::phase(2, true),  Op::phase(2, false),    Op::phase(1, true),  Op::free(1)};
+        const alloc::GpuPreset gpu = *alloc::findGpuPreset("h100-80gb");
+        const std::string file = path("phases.allocscope");
+        int number = 0;
+        {
+            storage::SessionWriter writer(file);
+            number = storage::recordProgram(writer, program, nullptr, targetFor("phases", "", {}, gpu)).runNumber;
+        }
+        storage::SessionReader reader(file);
+        const std::vector<storage::PhaseSpan> phases = reader.phases(number);
+        // Events: 0 alloc(1) + segment_alloc..., so compute the expected seqs from the events.
+        const storage::EventPage page = reader.events(number, 0, 100);
+        auto firstOfOp = [&](std::uint64_t op) {
+            for (const alloc::Event& e : page.events) {
+                if (e.opIndex >= op) return e.seq;
+            }
+            return page.totalEvents;
+        };
+        QCOMPARE(phases.size(), std::size_t(3));  // "nothing" saw no event
+        QCOMPARE(phases[0].name, std::string("step"));
+        QCOMPARE(phases[0].depth, 0);
+        QCOMPARE(phases[0].firstSeq, std::uint64_t(0));
+        QCOMPARE(phases[0].lastSeq, firstOfOp(7) - 1);
+        QCOMPARE(phases[0].firstOp, std::uint64_t(0));
+        QCOMPARE(phases[0].lastOp, std::uint64_t(7));
+        QCOMPARE(phases[1].name, std::string("forward"));
+        QCOMPARE(phases[1].depth, 1);
+        QCOMPARE(phases[1].firstSeq, firstOfOp(2));
+        QCOMPARE(phases[1].lastSeq, firstOfOp(5) - 1);
+        // Still open at the end: closed at the last event.
+        QCOMPARE(phases[2].name, std::string("forward"));
+        QCOMPARE(phases[2].firstSeq, firstOfOp(10));
+        QCOMPARE(phases[2].lastSeq, page.totalEvents - 1);
+    }
+
+    void workloadPhasesAreStored() {
+        const alloc::GeneratedProgram generated = workload("fragmentation-101");
+        std::size_t marks = 0;
+        for (const alloc::Op& op : generated.program.ops) marks += op.kind == alloc::OpKind::Phase && op.begin;
+        if (marks == 0) QSKIP("fragmentation-101 has no phases");
+        const std::string file = path("frag-phases.allocscope");
+        int number = 0;
+        {
+            storage::SessionWriter writer(file);
+            number = storage::recordProgram(writer, generated.program, &generated.stacks,
+                                            targetFor("fragmentation-101", "", {}, *alloc::findGpuPreset("h100-80gb")))
+                         .runNumber;
+        }
+        storage::SessionReader reader(file);
+        const auto phases = reader.phases(number);
+        QVERIFY(!phases.empty());
+        for (const auto& p : phases) QVERIFY(p.firstSeq <= p.lastSeq);
+    }
+
+    void asyncBackendIsRefusedBeforeWriting() {
+        const std::string file = path("async.allocscope");
+        {
+            storage::SessionWriter writer(file);
+            alloc::AllocatorConfig config;
+            config.backend = alloc::Backend::CudaMallocAsync;
+            const alloc::GeneratedProgram generated = workload("fragmentation-101");
+            QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                     storage::recordProgram(writer, generated.program, nullptr,
+                                                            targetFor("f", "backend:cudaMallocAsync", config,
+                                                                      *alloc::findGpuPreset("h100-80gb"))));
+        }
+        storage::SessionReader reader(file);
+        QVERIFY(reader.runs().empty());
+    }
+
+    void parallelRecordingsShareOneWriter() {
+        const alloc::GeneratedProgram generated = workload("random-mix", {{"events", "20000"}});
+        const alloc::GpuPreset gpu = *alloc::findGpuPreset("h100-80gb");
+        const std::string file = path("parallel.allocscope");
+        storage::RecordedRun a, b;
+        {
+            storage::SessionWriter writer(file);
+            alloc::AllocatorConfig expandable;
+            expandable.expandableSegments = true;
+            std::thread other([&] {
+                b = storage::recordProgram(writer, generated.program, &generated.stacks,
+                                           targetFor("random-mix", "expandable_segments:True", expandable, gpu));
+            });
+            a = storage::recordProgram(writer, generated.program, &generated.stacks, targetFor("random-mix", "", {}, gpu));
+            other.join();
+        }
+        QVERIFY(a.runNumber != b.runNumber);
+        storage::SessionReader reader(file);
+        const auto runs = reader.runs();
+        QCOMPARE(runs.size(), std::size_t(2));
+        for (const auto& row : runs) {
+            QCOMPARE(row.status, storage::RunStatus::Complete);
+            const storage::RecordedRun& run = row.number == a.runNumber ? a : b;
+            QVERIFY(statsDifference(run.stats, row.summary->finalStats).empty());
+        }
+    }
+
+    void importTraceFileRecordsTheReplay() {
+        const std::string trace = std::string(ALLOCSCOPE_TEST_DATA) + "/traces/frag101__default.pickle";
+        const std::string file = path("import.allocscope");
+        std::vector<storage::ImportedRun> runs;
+        std::uint64_t lastDone = 0, lastTotal = 0;
+        {
+            storage::SessionWriter writer(file);
+            runs = storage::importTraceFile(writer, trace, {}, [&](std::uint64_t done, std::uint64_t total) {
+                lastDone = done;
+                lastTotal = total;
+                return true;
+            });
+        }
+        QCOMPARE(runs.size(), std::size_t(1));
+        QCOMPARE(runs[0].divergence, std::string());
+        QVERIFY(!runs[0].cancelled);
+        QVERIFY(lastTotal > 0);
+        QCOMPARE(lastDone, lastTotal);
+        storage::SessionReader reader(file);
+        const storage::RunRow row = reader.run(runs[0].runNumber);
+        QCOMPARE(row.status, storage::RunStatus::Complete);
+        QCOMPARE(row.info.name, std::string("frag101__default.pickle"));
+        QCOMPARE(row.info.sourceKind, std::string("snapshot"));
+        QCOMPARE(row.info.gpu, std::string("h100-80gb"));
+    }
+
+    void importRefusesBadInputBeforeWriting() {
+        const std::string file = path("bad-import.allocscope");
+        const std::string garbage = path("garbage.pickle");
+        {
+            std::ofstream out(garbage, std::ios::binary);
+            out << "\x80\x04garbage";
+        }
+        {
+            storage::SessionWriter writer(file);
+            try {
+                storage::importTraceFile(writer, garbage, {});
+                QFAIL("a garbage pickle was imported");
+            } catch (const formats::FormatError& e) {
+                QVERIFY2(e.location().find(garbage) != std::string::npos, e.what());
+            }
+            storage::ImportTarget unknownGpu;
+            unknownGpu.gpuName = "no-such-gpu";
+            QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                     storage::importTraceFile(writer, std::string(ALLOCSCOPE_TEST_DATA) + "/traces/frag101__default.pickle",
+                                                              unknownGpu));
+        }
+        storage::SessionReader reader(file);
+        QVERIFY(reader.runs().empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestProgramRecording)
+#include "TestProgramRecording.moc"
