@@ -143,6 +143,26 @@ private slots:
         storage::SessionReader reader(copy);
         QCOMPARE(reader.runs().size(), std::size_t(2));
     }
+
+    // A real schema-1 file (before the phase table): refused as older, and its migrated copy
+    // opens with every run and no phases.
+    void schemaOneIsMigratedToTheCurrentSchema() {
+        const std::string v1 = copyOfGood("schema1.allocscope");
+        execOn(v1, "DROP TABLE phase; PRAGMA user_version = 1");
+        const std::string before = readAll(v1);
+        try {
+            storage::SessionReader refused(v1);
+            QFAIL("a schema-1 session was opened without migration");
+        } catch (const storage::SessionError& e) {
+            QVERIFY2(QString::fromStdString(e.what()).contains("older schema 1"), e.what());
+        }
+        const std::string copy = dir_.filePath("schema1-migrated.allocscope").toStdString();
+        storage::SessionSchema::migrateToCopy(v1, copy);
+        QCOMPARE(readAll(v1), before);
+        storage::SessionReader reader(copy);
+        QCOMPARE(reader.runs().size(), std::size_t(2));
+        QVERIFY(reader.phases(1).empty());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestBadSessions)
