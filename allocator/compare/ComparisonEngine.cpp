@@ -76,7 +76,8 @@ RunMetrics runAsync(const Program& program, const CompareConfig& config, const C
 RunMetrics runNative(const Program& program, const CompareConfig& config, const CompareDevice& device,
                      const CompareOptions& options) {
     RunMetrics m;
-    SimulatedDevice gpu(device.totalMemory, device.otherMemory, device.name);
+    SimulatedDevice simulated(device.totalMemory, device.otherMemory, device.name);
+    DeviceMemory& gpu = options.deviceMemory != nullptr ? *options.deviceMemory : simulated;
     MetricsSink sink;
     TeeSink tee;
     tee.add(&sink);
@@ -145,6 +146,7 @@ std::vector<RunMetrics> ComparisonEngine::compare(const Program& program, const 
     std::vector<std::exception_ptr> errors(configs.size());
     CompareOptions shared = options;
     shared.sink = nullptr;  // one sink cannot take events from parallel runs
+    shared.deviceMemory = nullptr;
     // Each run owns its device and allocator; the program is shared read-only.
     auto worker = [&] {
         for (std::size_t i = next++; i < configs.size(); i = next++) {

@@ -12,6 +12,7 @@
 #include "allocator/compare/CostModel.h"
 #include "allocator/compare/RunMetrics.h"
 #include "allocator/config/AllocatorConfig.h"
+#include "allocator/core/DeviceMemory.h"
 #include "allocator/core/EventSink.h"
 #include "allocator/core/Op.h"
 
@@ -43,6 +44,9 @@ struct CompareOptions {
     CostModel cost;
     // runOne only (native backend): also receives every allocator event, in order.
     EventSink* sink = nullptr;
+    // runOne only (native backend): run on this device (e.g. a real GPU) instead of a
+    // SimulatedDevice built from the CompareDevice. Not owned.
+    DeviceMemory* deviceMemory = nullptr;
 };
 
 class ComparisonEngine {

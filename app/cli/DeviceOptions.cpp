@@ -1,10 +1,12 @@
 #include "app/cli/DeviceOptions.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 
 #include "allocator/config/ConfigParser.h"
+#include "allocator/device/CudaProbe.h"
 #include "allocator/device/GpuPresets.h"
 
 namespace allocscope::cli {
@@ -36,7 +38,27 @@ bool parseBytes(const std::string& text, std::uint64_t& value) {
     return true;
 }
 
+// "cuda:N" -> N; nullopt when `text` does not name a real GPU; -1 when it does but N is bad.
+std::optional<int> cudaIndexOf(const std::string& text) {
+    if (text.rfind("cuda:", 0) != 0) return std::nullopt;
+    const std::string digits = text.substr(5);
+    if (digits.empty() || digits.size() > 4 || digits.find_first_not_of("0123456789") != std::string::npos) return -1;
+    return std::stoi(digits);
+}
+
 }  // namespace
+
+std::string ResolvedDevice::description() const {
+    if (!real()) return name;
+    return realName.empty() ? name : name + " (" + realName + ")";
+}
+
+const char* DeviceOptions::realGpuUsage() {
+    return "  --gpu cuda:N          run on real GPU N (needs a driver): real cudaMalloc / virtual-memory\n"
+           "                        calls, while a simulated GPU of the same total memory decides addresses\n"
+           "  --touch, --no-touch   with --gpu cuda:N: cudaMemset every new segment so it is really\n"
+           "                        backed (default --touch)\n";
+}
 
 const char* DeviceOptions::usage() {
     return "  --config STR          PYTORCH_CUDA_ALLOC_CONF to run under ('' = PyTorch's defaults)\n"
@@ -48,6 +70,11 @@ const char* DeviceOptions::usage() {
 bool DeviceOptions::consume(const std::vector<std::string>& args, std::size_t& i, std::string& error) {
     std::optional<std::string> inlineValue;
     const std::string name = optionName(args[i], inlineValue);
+    if ((name == "--touch" || name == "--no-touch") && !inlineValue) {
+        touch = name == "--touch";
+        ++i;
+        return true;
+    }
     if (name != "--config" && name != "--memory-fraction" && name != "--total-memory" && name != "--gpu") return false;
     std::string value;
     if (inlineValue) {
@@ -86,6 +113,38 @@ bool DeviceOptions::consume(const std::vector<std::string>& args, std::size_t& i
 std::optional<ResolvedDevice> resolveDevice(const DeviceOptions& options, std::string& error) {
     const std::optional<alloc::GpuPreset> fallback = alloc::findGpuPreset(alloc::kDefaultGpuPreset);
     ResolvedDevice device;
+    const std::optional<int> cudaIndex = options.gpu ? cudaIndexOf(*options.gpu) : std::nullopt;
+    if (options.touch && !cudaIndex) {
+        error = std::string(*options.touch ? "--touch" : "--no-touch") + " needs a real GPU: add --gpu cuda:N";
+        return std::nullopt;
+    }
+    if (cudaIndex) {
+        if (*cudaIndex < 0) {
+            error = "'" + *options.gpu + "' is not a real GPU: write cuda:N with N a device number";
+            return std::nullopt;
+        }
+        // The probe never throws: without a driver, a GPU or CUDA support it says why.
+        const alloc::CudaProbeResult probe = alloc::probeCudaDevices();
+        if (probe.devices.empty()) {
+            error = "no GPU: " + probe.reason;
+            return std::nullopt;
+        }
+        const auto found = std::find_if(probe.devices.begin(), probe.devices.end(),
+                                        [&](const alloc::CudaDeviceDesc& d) { return d.index == *cudaIndex; });
+        if (found == probe.devices.end()) {
+            error = "no GPU: " + *options.gpu + " does not exist (" + std::to_string(probe.devices.size()) + " found)";
+            return std::nullopt;
+        }
+        device.name = "cuda:" + std::to_string(*cudaIndex);
+        device.realName = found->name;
+        device.totalMemory = found->totalMemory;
+        // Decisions are made as on a simulated GPU of this size with the H100 preset's context:
+        // the same conditions the shared traces were recorded under, so replays stay exact.
+        device.otherMemory = fallback && fallback->contextMemory < found->totalMemory ? fallback->contextMemory : 0;
+        device.cudaIndex = cudaIndex;
+        device.touch = options.touch.value_or(true);
+        return device;
+    }
     if (options.gpu) {
         const std::optional<alloc::GpuPreset> preset = alloc::findGpuPreset(*options.gpu);
         if (!preset) {

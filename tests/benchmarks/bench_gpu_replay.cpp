@@ -1,6 +1,7 @@
 // Replays a recorded PyTorch trace through the CUDA backend on a real GPU and writes the final
 // statistics for tests/gpu/compare_stats.py to hold against the trace's ground truth (W__C.json).
-// A stop-gap until `allocscope-cli replay --gpu cuda:N` exists.
+// `allocscope-cli replay --gpu cuda:N` does the translated run for users; this program also runs
+// the direct and async variants side by side.
 //
 // The trace is first replayed on the simulated device (TraceReplayer: recorded addresses,
 // inferred empty_cache() calls); the program it applied then runs three times on the GPU:
@@ -17,8 +18,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <algorithm>
-#include <deque>
-#include <map>
 #include <exception>
 #include <optional>
 #include <string>
@@ -33,6 +32,8 @@
 #include "allocator/device/SimulatedDevice.h"
 #include "allocator/device/cuda/CudaAsyncBackend.h"
 #include "allocator/device/cuda/CudaDevice.h"
+#include "allocator/device/cuda/CudaProgramRun.h"
+#include "allocator/device/cuda/RecordedSegmentAddresses.h"
 #include "allocator/replay/TraceReplayer.h"
 #include "storage/import/TraceImport.h"
 #include "tests/gpu/FlatStatsJson.h"
@@ -85,67 +86,6 @@ std::string baseName(const std::string& path) {
     return dot == std::string::npos ? name : name.substr(0, dot);
 }
 
-std::string firstEventDifference(const std::vector<Event>& a, const std::vector<Event>& b) {
-    const std::size_t n = std::min(a.size(), b.size());
-    for (std::size_t i = 0; i < n; ++i) {
-        const Event& x = a[i];
-        const Event& y = b[i];
-        if (x.action != y.action || x.address != y.address || x.size != y.size || x.segment != y.segment ||
-            x.stream != y.stream || x.cause != y.cause) {
-            return "event " + std::to_string(i) + ": " + std::string(actionName(x.action)) + " " + std::to_string(x.address) +
-                   " vs " + std::string(actionName(y.action)) + " " + std::to_string(y.address);
-        }
-    }
-    if (a.size() != b.size()) return "event count " + std::to_string(a.size()) + " vs " + std::to_string(b.size());
-    return "";
-}
-
-// Hands out, in order, the segment and reservation addresses the simulated replay used.
-class RecordedAddresses {
-public:
-    explicit RecordedAddresses(const std::vector<Event>& events) {
-        // A reservation has no event of its own: it shows as the `segment` of its segment_map
-        // events. It lives until release_blocks unmaps its last page (PyTorch then frees it), so
-        // a base seen again after that is a new reservation.
-        std::map<std::uint64_t, std::uint64_t> mapped;  // live reservation base -> mapped bytes
-        for (const Event& e : events) {
-            if (e.action == EventAction::SegmentAlloc) segments_.push_back({e.size, e.address});
-            if (e.action == EventAction::SegmentMap) {
-                if (mapped.find(e.segment) == mapped.end()) reservations_.push_back(e.segment);
-                mapped[e.segment] += e.size;
-            }
-            if (e.action == EventAction::SegmentUnmap) {
-                auto it = mapped.find(e.segment);
-                if (it != mapped.end() && (it->second -= std::min(it->second, e.size)) == 0) mapped.erase(it);
-            }
-        }
-    }
-    std::optional<std::uint64_t> next(const PlacementRequest& request) {
-        if (request.kind == PlacementRequest::Kind::Segment) {
-            if (segments_.empty() || segments_.front().first != request.size) {
-                ++misses_;
-                return std::nullopt;
-            }
-            const std::uint64_t address = segments_.front().second;
-            segments_.pop_front();
-            return address;
-        }
-        if (reservations_.empty()) {
-            ++misses_;
-            return std::nullopt;
-        }
-        const std::uint64_t address = reservations_.front();
-        reservations_.pop_front();
-        return address;
-    }
-    std::uint64_t misses() const { return misses_; }
-
-private:
-    std::deque<std::pair<std::uint64_t, std::uint64_t>> segments_;  // (size, address)
-    std::deque<std::uint64_t> reservations_;
-    std::uint64_t misses_ = 0;
-};
-
 void write(const std::string& path, const DeviceStats& stats) {
     if (!allocscope::gpu::writeFlatStatsJson(path, stats)) std::fprintf(stderr, "bench_gpu_replay: cannot write %s\n", path.c_str());
 }
@@ -178,7 +118,7 @@ int replay(const Args& args) {
     int status = 0;
     {  // translated: the recording's decisions, real memory
         SimulatedDevice decider(options.totalMemory, options.otherMemory);
-        RecordedAddresses recorded(simulatedEvents.events);
+        RecordedSegmentAddresses recorded(simulatedEvents.events);
         decider.setAddressOracle([&](const PlacementRequest& request) { return recorded.next(request); });
         CudaDevice device(CudaDeviceOptions{0, args.touch, &decider});
         VectorSink events;
@@ -186,7 +126,7 @@ int replay(const Args& args) {
         if (args.fraction) allocator.setMemoryFraction(*args.fraction);
         const ProgramResult result = ProgramRunner(allocator).run(simulated.program);
         write(prefix + ".translated.json", allocator.stats());
-        const std::string diff = firstEventDifference(events.events, simulatedEvents.events);
+        const std::string diff = CudaProgramRun::firstDifference(events.events, simulatedEvents.events);
         std::printf("%s: translated %s; events %s; oracle misses %llu; order disagreements %llu; GPU-only OOMs %llu\n", name.c_str(),
                     result.ok() ? "ran" : ("STOPPED: " + result.error->message).c_str(),
                     diff.empty() ? "IDENTICAL to the simulated replay" : ("DIFFER: " + diff).c_str(),

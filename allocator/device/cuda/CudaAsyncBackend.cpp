@@ -117,6 +117,7 @@ CudaAsyncRunResult CudaAsyncBackend::run(const Program& program, bool touch) {
             const auto pointer = malloc(op.size);
             if (!pointer) {
                 ++result.ooms;
+                result.oomOps.push_back(result.ops - 1);
                 break;
             }
             ++result.allocs;

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
+#include <vector>
 
 #include "allocator/core/DeviceStats.h"
 #include "allocator/core/Event.h"
@@ -27,6 +28,7 @@ struct CudaAsyncRunResult {
     std::uint64_t allocs = 0;
     std::uint64_t frees = 0;
     std::uint64_t ooms = 0;          // allocations refused (fraction limit or device memory)
+    std::vector<std::uint64_t> oomOps;  // the op index of each refused allocation
     std::uint64_t unknownFrees = 0;  // frees of ids that hold no allocation (e.g. after an OOM)
 };
 

@@ -12,6 +12,7 @@
 #include "allocator/replay/ReferencePlacement.h"
 #include "allocator/replay/TraceReplayer.h"
 #include "app/cli/DeviceOptions.h"
+#include "app/cli/RealGpuReplay.h"
 #include "app/cli/StatsJson.h"
 #include "app/cli/VerbRegistry.h"
 #include "storage/formats/FormatError.h"
@@ -205,6 +206,7 @@ int runReplay(VerbContext& ctx) {
                     << device->totalMemory << " B)\n";
             announced = true;
         }
+        RealGpuReplay realGpu(*device, options);  // --gpu cuda:N: captures the events to run again on the GPU
         std::unique_ptr<alloc::PlacementModel> model;
         alloc::ReplayResult result;
         if (exact) {
@@ -233,6 +235,7 @@ int runReplay(VerbContext& ctx) {
         report << "  peak reserved " << s.reserved_bytes[alloc::kAggregate].peak << " B, peak allocated "
                << s.allocated_bytes[alloc::kAggregate].peak << " B, device allocs " << s.num_device_alloc << ", OOMs "
                << s.num_ooms << "\n";
+        if (!realGpu.finish(options, trace.device, result, report, error)) return badInput(ctx, error, "--gpu " + device->name);
         if (exact) {
             if (result.exact() && trace.hasSegmentEvents) {
                 report << "  reproduces the recording: every segment event, block address and the final layout\n";
@@ -272,7 +275,7 @@ int runReplay(VerbContext& ctx) {
 }
 
 const VerbRegistration kRegistration{Verb{"replay", "replay a PyTorch snapshot or RMM log through the allocator",
-                                          std::string(kUsage) + DeviceOptions::usage() + kUsageTail, runReplay}};
+                                          std::string(kUsage) + DeviceOptions::usage() + DeviceOptions::realGpuUsage() + kUsageTail, runReplay}};
 
 }  // namespace
 }  // namespace allocscope::cli

@@ -10,6 +10,7 @@
 #include "allocator/device/GpuPresets.h"
 #include "allocator/workloads/WorkloadRegistry.h"
 #include "app/cli/DeviceOptions.h"
+#include "app/cli/RealGpuRun.h"
 #include "app/cli/VerbRegistry.h"
 
 namespace allocscope::cli {
@@ -20,7 +21,8 @@ const char* kUsage =
     "                          [--config STR] [--memory-fraction F] [--total-memory BYTES | --gpu PRESET]\n"
     "\n"
     "Generates WORKLOAD (see `allocscope-cli workloads`) and runs it through the allocator on a\n"
-    "simulated GPU: the workload's own preset unless --gpu or --total-memory is given. Prints peaks,\n"
+    "simulated GPU: the workload's own preset unless --gpu or --total-memory is given (--gpu cuda:N:\n"
+    "on that real GPU, with the decisions of a simulated GPU of its size). Prints peaks,\n"
     "fragmentation at the peak and at the end, driver calls, retries, OOMs and an estimated allocator\n"
     "time. --events-csv writes every allocator event (seq,op,action,address,size,rounded_size,stream,\n"
     "segment,pool,cause,stack); '-' writes it to stdout and the report to stderr. The same workload,\n"
@@ -125,11 +127,20 @@ int runRun(VerbContext& ctx) {
         if (csvOut != nullptr) csv.emplace(*csvOut);
         alloc::CompareOptions options;
         options.sink = csv ? &*csv : nullptr;
-        const alloc::RunMetrics metrics = alloc::ComparisonEngine::runOne(generated.program, config, target, options);
+        alloc::RunMetrics metrics;
+        std::string realGpuNotes;
+        if (device->real()) {
+            if (!runOnRealGpu(*device, generated.program, config, target, options, metrics, realGpuNotes, error)) {
+                return badInput(ctx, error, "--gpu " + device->name);
+            }
+        } else {
+            metrics = alloc::ComparisonEngine::runOne(generated.program, config, target, options);
+        }
         std::ostream& report = (eventsCsv && *eventsCsv == "-") ? ctx.err : ctx.out;
         report << "workload:          " << workload.name() << " (" << params.text() << ")"
                << (workload.usesSeed() ? ", seed " + std::to_string(seed) : std::string()) << "\n"
                << "device:            " << target.name << " (" << target.totalMemory << " B)\n"
+               << realGpuNotes
                << alloc::CompareReport::details(metrics);
         if (metrics.asyncBackend && csvOut != nullptr) {
             report << "note: the cudaMallocAsync model records no allocator events; the CSV has only its header\n";
@@ -145,7 +156,7 @@ int runRun(VerbContext& ctx) {
     }
 }
 
-std::string usageText() { return std::string(kUsage) + DeviceOptions::usage() + kUsageTail; }
+std::string usageText() { return std::string(kUsage) + DeviceOptions::usage() + DeviceOptions::realGpuUsage() + kUsageTail; }
 
 const VerbRegistration kRegistration{Verb{"run", "run a demo workload through the allocator", usageText(), runRun}};
 
