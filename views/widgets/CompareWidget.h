@@ -21,6 +21,7 @@ class QHBoxLayout;
 namespace allocscope::views {
 
 class CompareBarChart;
+class LegendWidget;
 class CompareTableModel;
 class CompareTimelineChart;
 class SegmentMapWidget;
@@ -46,6 +47,7 @@ public:
     QLabel* mapNote(int runIndex) const;
     QTabWidget* tabs() const { return tabs_; }
     QWidget* chartsPage() const { return chartsPage_; }
+    LegendWidget* legend() const { return legend_; }
 
     // File ▸ Export.
     QString tableCsv() const;
@@ -57,6 +59,9 @@ signals:
     void mapsRequested(qint64 op);
     void opChanged(qint64 op);  // the user moved the op selector
 
+protected:
+    void changeEvent(QEvent* event) override;
+
 private:
     void rebuildMaps();
     void syncOpControls(qint64 op);
@@ -65,6 +70,7 @@ private:
     QTabWidget* tabs_ = nullptr;
     QWidget* chartsPage_ = nullptr;
     QLabel* title_ = nullptr;
+    LegendWidget* legend_ = nullptr;
     std::array<CompareBarChart*, kCompareMetricCount> bars_{};
     CompareTableModel* model_ = nullptr;
     QTableView* table_ = nullptr;
@@ -73,6 +79,7 @@ private:
     QSpinBox* opSpin_ = nullptr;
     QWidget* mapsHost_ = nullptr;
     QHBoxLayout* mapsLayout_ = nullptr;
+    std::vector<QWidget*> columns_;
     std::vector<SegmentMapWidget*> maps_;
     std::vector<QLabel*> mapTitles_;
     std::vector<QLabel*> mapNotes_;

@@ -1,0 +1,63 @@
+#pragma once
+// One compared number (peak reserved, waste, cudaMalloc calls, ...) as a bar chart: one bar per
+// config in the config's colour (CompareColors), the value printed on the bar, a tooltip with the
+// exact figure and the config. Bytes are scaled to one binary unit for the axis; time to µs/ms/s.
+#include <QChartView>
+
+#include <vector>
+
+#include "views/data/CompareData.h"
+#include "views/theme/ThemePalette.h"
+
+QT_BEGIN_NAMESPACE
+class QBarSeries;
+class QBarSet;
+class QBarCategoryAxis;
+class QValueAxis;
+QT_END_NAMESPACE
+
+namespace allocscope::views {
+
+class CompareBarChart : public QChartView {
+    Q_OBJECT
+public:
+    explicit CompareBarChart(CompareMetric metric, QWidget* parent = nullptr);
+
+    void setRuns(const std::vector<CompareRun>& runs);
+    CompareMetric metric() const { return metric_; }
+
+    // What is on screen, as plain values (callers outside views/charts/ never include Qt Charts).
+    int barCount() const { return static_cast<int>(sets_.size()); }
+    double barValue(int run) const;  // in unitName() units
+    double rawValue(int run) const;  // bytes, count or microseconds
+    QString unitName() const { return unitName_; }
+    double unit() const { return unit_; }
+    QColor barColor(int run) const;
+    QString barToolTip(int run) const;
+    double axisMax() const;
+
+    static QString metricName(CompareMetric metric);         // "peak reserved"
+    static QString metricDescription(CompareMetric metric);  // one sentence for tooltips
+    // The value as the table shows it: "1.17 GiB", "12", "1.52 ms".
+    static QString formatValue(CompareMetric metric, double raw);
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void rebuild();
+    void applyColors();
+    void showBarTip(bool status, int index, QBarSet* set);
+
+    CompareMetric metric_;
+    std::vector<CompareRun> runs_;
+    ThemePalette colors_;
+    QBarSeries* series_ = nullptr;
+    std::vector<QBarSet*> sets_;
+    QBarCategoryAxis* axisX_ = nullptr;
+    QValueAxis* axisY_ = nullptr;
+    QString unitName_;
+    double unit_ = 1.0;
+};
+
+}  // namespace allocscope::views
