@@ -1,0 +1,96 @@
+#include "views/widgets/RunListModel.h"
+
+#include <QStringList>
+
+#include "views/util/Formatting.h"
+
+namespace allocscope::views {
+
+namespace {
+QString csvField(const QString& text) {
+    if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"')) && !text.contains(QLatin1Char('\n'))) return text;
+    QString quoted = text;
+    quoted.replace(QLatin1String("\""), QLatin1String("\"\""));
+    return QLatin1Char('"') + quoted + QLatin1Char('"');
+}
+}  // namespace
+
+RunListModel::RunListModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void RunListModel::setRuns(RunListData runs) {
+    beginResetModel();
+    runs_ = std::move(runs);
+    endResetModel();
+}
+
+int RunListModel::rowOfRun(int number) const {
+    for (std::size_t i = 0; i < runs_.size(); ++i) {
+        if (runs_[i].number == number) return static_cast<int>(i);
+    }
+    return -1;
+}
+
+int RunListModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(runs_.size()); }
+int RunListModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : NUM_COLUMNS; }
+
+QVariant RunListModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.row() >= static_cast<int>(runs_.size())) return {};
+    const RunListRow& run = runs_[static_cast<std::size_t>(index.row())];
+    if (role == RunNumberRole) return run.number;
+    if (role == Qt::TextAlignmentRole) {
+        const bool numeric = index.column() == NumberColumn || index.column() == PeakReservedColumn ||
+                             index.column() == OomsColumn || index.column() == EventsColumn;
+        return QVariant::fromValue(numeric ? Qt::AlignRight | Qt::AlignVCenter : Qt::AlignLeft | Qt::AlignVCenter);
+    }
+    if (role == Qt::ToolTipRole) {
+        QString tip = QStringLiteral("Run %1: %2\nSource: %3\nConfig: %4\nGPU: %5\nStatus: %6")
+                          .arg(run.number)
+                          .arg(run.name, run.source, run.config.isEmpty() ? QStringLiteral("(defaults)") : run.config, run.gpu, run.status);
+        if (!run.divergence.isEmpty()) tip += QStringLiteral("\nReplay differed from the recording: ") + run.divergence;
+        return tip;
+    }
+    if (role != Qt::DisplayRole && role != SortRole) return {};
+    const bool sort = role == SortRole;
+    switch (index.column()) {
+        case NumberColumn: return run.number;
+        case NameColumn: return run.status == QLatin1String("complete") || sort ? run.name : run.name + QStringLiteral(" (") + run.status + QLatin1Char(')');
+        case ConfigColumn: return run.config.isEmpty() && !sort ? QStringLiteral("(defaults)") : run.config;
+        case PeakReservedColumn:
+            if (sort) return run.peakReserved;
+            return run.peakReserved < 0 ? QStringLiteral("—") : Formatting::bytes(run.peakReserved);
+        case OomsColumn:
+            if (sort) return run.ooms;
+            return run.ooms < 0 ? QStringLiteral("—") : Formatting::count(run.ooms);
+        case EventsColumn: return sort ? QVariant(run.eventCount) : QVariant(Formatting::count(run.eventCount));
+        case SourceColumn: return run.source;
+        case GpuColumn: return run.gpu;
+        default: return {};
+    }
+}
+
+QVariant RunListModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal) return {};
+    static const char* const kTitles[NUM_COLUMNS] = {"#", "Name", "Config", "Peak reserved", "OOMs", "Events", "Source", "GPU"};
+    static const char* const kTips[NUM_COLUMNS] = {
+        "Run number in the session", "Workload or imported file", "PYTORCH_CUDA_ALLOC_CONF of the run",
+        "Highest reserved (cudaMalloc'ed) memory during the run", "Out-of-memory errors the program saw",
+        "Allocator events recorded", "Where the run came from", "Simulated GPU"};
+    if (section < 0 || section >= NUM_COLUMNS) return {};
+    if (role == Qt::DisplayRole) return QString::fromLatin1(kTitles[section]);
+    if (role == Qt::ToolTipRole) return QString::fromLatin1(kTips[section]);
+    return {};
+}
+
+QString RunListModel::toCsv() const {
+    QString out = QStringLiteral("run,name,config,peak_reserved_bytes,ooms,events,source,gpu,status\n");
+    for (const RunListRow& run : runs_) {
+        QStringList fields{QString::number(run.number), csvField(run.name), csvField(run.config),
+                           run.peakReserved < 0 ? QString() : QString::number(run.peakReserved),
+                           run.ooms < 0 ? QString() : QString::number(run.ooms), QString::number(run.eventCount),
+                           csvField(run.source), csvField(run.gpu), run.status};
+        out += fields.join(QLatin1Char(',')) + QLatin1Char('\n');
+    }
+    return out;
+}
+
+}  // namespace allocscope::views
