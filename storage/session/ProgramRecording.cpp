@@ -230,8 +230,6 @@ std::vector<ImportedRun> recordImport(SessionWriter& writer, const PreparedImpor
     std::vector<ImportedRun> runs;
     for (std::size_t t = 0; t < traces.size(); ++t) {
         const alloc::RecordedTrace& trace = traces[t];
-        alloc::SimulatedDevice fresh(prepared.totalMemory, prepared.otherMemory);
-        const alloc::CachingAllocator initial(configs[t], fresh);
         RunInfo info;
         info.name = std::filesystem::path(file).filename().string() +
                     (traces.size() > 1 ? " device " + std::to_string(trace.device) : std::string());
@@ -241,40 +239,63 @@ std::vector<ImportedRun> recordImport(SessionWriter& writer, const PreparedImpor
         info.gpu = prepared.gpuName;
         info.totalMemory = prepared.totalMemory;
         info.memoryFraction = prepared.memoryFraction.value_or(1.0);
-        SessionRecorder recorder(writer, info, initial.stats());
-        ImportSink sink(recorder, !trace.phases.empty(), progress, doneBefore, trace.entries.size(), totalEntries);
-
         alloc::ReplayOptions options;
         options.config = configs[t];
         options.memoryFraction = prepared.memoryFraction;
         options.totalMemory = prepared.totalMemory;
         options.otherMemory = prepared.otherMemory;
         options.continueAfterOom = true;
-        options.sink = &sink;
-        ImportedRun run;
-        run.runNumber = recorder.runNumber();
-        try {
-            const alloc::ReplayResult result = alloc::TraceReplayer::replay(trace, options);
-            // The replay syncs no stats per op: store its final stats (retries, syncs) at the end.
-            recorder.syncStats(result.stats, true);
-            PhaseTracker phases;
-            for (std::uint64_t i = 0; i < result.program.ops.size(); ++i) {
-                const alloc::Op& op = result.program.ops[i];
-                if (op.kind == alloc::OpKind::Phase) phases.mark(labelOf(result.program, op.labelId), op.begin, i, sink.eventsBefore(i));
-            }
-            recorder.setPhases(phases.finish(sink.count(), result.program.ops.empty() ? 0 : result.program.ops.size() - 1));
-            run.divergence = divergenceText(result);
-            recorder.finish(&trace.stacks, run.divergence);
-        } catch (const ImportCancelled&) {
-            run.cancelled = true;
-            recorder.interrupt(&trace.stacks);
+        RecordProgress deviceProgress;
+        if (progress) {
+            deviceProgress = [&progress, doneBefore, totalEntries](std::uint64_t done, std::uint64_t) {
+                return progress(doneBefore + done, totalEntries);
+            };
         }
-        runs.push_back(run);
-        if (run.cancelled) break;
+        RecordedReplay replayed = recordReplay(writer, trace, options, info, std::nullopt, deviceProgress);
+        runs.push_back(ImportedRun{replayed.runNumber, std::move(replayed.divergence), replayed.cancelled});
+        if (runs.back().cancelled) break;
         doneBefore += trace.entries.size();
     }
     if (progress && !runs.back().cancelled) progress(totalEntries, totalEntries);
     return runs;
+}
+
+RecordedReplay recordReplay(SessionWriter& writer, const alloc::RecordedTrace& trace, const alloc::ReplayOptions& options,
+                            const RunInfo& info, const std::optional<alloc::AllocatorConfig>& whatIfRecordedConfig,
+                            const RecordProgress& progress) {
+    if (options.config.backend == alloc::Backend::CudaMallocAsync) {
+        throw std::invalid_argument("backend:cudaMallocAsync keeps no segments to replay into (run '" + info.name + "')");
+    }
+    alloc::SimulatedDevice fresh(options.totalMemory, options.otherMemory);
+    const alloc::CachingAllocator initial(options.config, fresh);
+    SessionRecorder recorder(writer, info, initial.stats());
+    const std::uint64_t entries = trace.entries.size();
+    ImportSink sink(recorder, !trace.phases.empty(), progress, 0, entries, entries);
+    alloc::ReplayOptions recorded = options;
+    recorded.sink = &sink;
+    RecordedReplay out;
+    out.runNumber = recorder.runNumber();
+    try {
+        out.result = whatIfRecordedConfig ? alloc::TraceReplayer::replayWhatIf(trace, *whatIfRecordedConfig, recorded)
+                                          : alloc::TraceReplayer::replay(trace, recorded);
+    } catch (const ImportCancelled&) {
+        out.cancelled = true;
+        recorder.interrupt(&trace.stacks);
+        return out;
+    }
+    // The replay syncs no stats per op: store its final stats (retries, syncs) at the end.
+    recorder.syncStats(out.result.stats, true);
+    PhaseTracker phases;
+    const alloc::Program& program = out.result.program;
+    for (std::uint64_t i = 0; i < program.ops.size(); ++i) {
+        const alloc::Op& op = program.ops[i];
+        if (op.kind == alloc::OpKind::Phase) phases.mark(labelOf(program, op.labelId), op.begin, i, sink.eventsBefore(i));
+    }
+    recorder.setPhases(phases.finish(sink.count(), program.ops.empty() ? 0 : program.ops.size() - 1));
+    out.divergence = divergenceText(out.result);
+    recorder.finish(&trace.stacks, out.divergence);
+    if (progress) progress(entries, entries);
+    return out;
 }
 
 }  // namespace allocscope::storage

@@ -17,6 +17,7 @@
 #include "allocator/core/ProgramRunner.h"
 #include "allocator/core/StackTable.h"
 #include "allocator/replay/RecordedTrace.h"
+#include "allocator/replay/TraceReplayer.h"
 #include "storage/session/SessionTypes.h"
 #include "storage/session/SessionWriter.h"
 
@@ -71,6 +72,21 @@ struct ImportedRun {
 // before the input has been read and judged. After a cancel no further device is imported.
 std::vector<ImportedRun> importTraceFile(SessionWriter& writer, const std::string& file, const ImportTarget& target,
                                          const RecordProgress& progress = {});
+
+// One replay of `trace` recorded as a new run described by `info`: TraceReplayer::replay under
+// `options` (options.sink is replaced by the recorder), or, with `whatIfRecordedConfig`, the
+// what-if TraceReplayer::replayWhatIf(trace, *whatIfRecordedConfig, options). Stacks and phase
+// marks are stored; the divergence from the recording (if the replay compared one) is stored and
+// returned. Progress counts trace entries (estimated from events as the replay runs).
+struct RecordedReplay {
+    int runNumber = 0;
+    alloc::ReplayResult result;  // empty when cancelled
+    std::string divergence;      // "" = exact (or nothing to compare with)
+    bool cancelled = false;
+};
+RecordedReplay recordReplay(SessionWriter& writer, const alloc::RecordedTrace& trace, const alloc::ReplayOptions& options,
+                            const RunInfo& info, const std::optional<alloc::AllocatorConfig>& whatIfRecordedConfig = std::nullopt,
+                            const RecordProgress& progress = {});
 
 // importTraceFile in two halves, for a caller that must not even create the session before the
 // input is judged (the CLI's `import`): prepareImport reads and judges (same errors), and

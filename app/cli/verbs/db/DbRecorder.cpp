@@ -1,0 +1,123 @@
+#include "app/cli/verbs/db/DbRecorder.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <stdexcept>
+#include <thread>
+
+#include "app/cli/verbs/db/DbVerbSupport.h"
+#include "storage/session/ProgramRecording.h"
+#include "storage/session/SessionError.h"
+#include "storage/session/SessionWriter.h"
+
+namespace allocscope::cli {
+namespace {
+
+storage::RunInfo infoOf(const DbRun& run, const std::string& gpu, std::uint64_t totalMemory, std::optional<double> fraction) {
+    storage::RunInfo info;
+    info.name = run.name;
+    info.sourceKind = run.sourceKind;
+    info.source = run.source;
+    info.config = run.configText;
+    info.gpu = gpu;
+    info.totalMemory = totalMemory;
+    info.memoryFraction = fraction.value_or(1.0);
+    return info;
+}
+
+}  // namespace
+
+DbRecorder::DbRecorder(std::string path) : path_(std::move(path)) {}
+
+DbRecorder::~DbRecorder() = default;
+
+bool DbRecorder::open(VerbContext& ctx, int& code) {
+    if (writer_) return true;
+    try {
+        writer_ = std::make_shared<storage::SessionWriter>(path_);
+    } catch (const storage::SessionError& e) {
+        code = reportSessionError(ctx, e);
+        return false;
+    }
+    return true;
+}
+
+int DbRecorder::recordPrograms(VerbContext& ctx, std::ostream& out, const alloc::Program& program, const alloc::StackTable* stacks,
+                               const std::vector<DbRun>& runs, const alloc::CompareDevice& device, unsigned threads) {
+    std::vector<const DbRun*> native;
+    for (const DbRun& run : runs) {
+        if (run.config.backend == alloc::Backend::CudaMallocAsync) {
+            ctx.err << "allocscope-cli: note: '" << run.name
+                    << "' is not recorded: the cudaMallocAsync model keeps no segments to store\n";
+        } else {
+            native.push_back(&run);
+        }
+    }
+    if (native.empty()) return kExitOk;
+    int code = kExitOk;
+    if (!open(ctx, code)) return code;
+    // Each run has its own allocator; they hand batches to the one writer thread.
+    std::vector<int> numbers(native.size(), 0);
+    std::vector<std::exception_ptr> errors(native.size());
+    std::atomic<std::size_t> next{0};
+    auto worker = [&] {
+        for (std::size_t i = next++; i < native.size(); i = next++) {
+            try {
+                storage::RecordTarget target;
+                target.info = infoOf(*native[i], device.name, device.totalMemory, device.memoryFraction);
+                target.config = native[i]->config;
+                target.totalMemory = device.totalMemory;
+                target.otherMemory = device.otherMemory;
+                target.memoryFraction = device.memoryFraction;
+                numbers[i] = storage::recordProgram(*writer_, program, stacks, target).runNumber;
+            } catch (...) {
+                errors[i] = std::current_exception();
+            }
+        }
+    };
+    unsigned count = threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+    count = std::min<unsigned>(count, static_cast<unsigned>(native.size()));
+    if (count <= 1) {
+        worker();
+    } else {
+        std::vector<std::thread> pool;
+        for (unsigned t = 0; t < count; ++t) pool.emplace_back(worker);
+        for (std::thread& t : pool) t.join();
+    }
+    try {
+        for (const std::exception_ptr& e : errors) {
+            if (e) std::rethrow_exception(e);
+        }
+    } catch (const storage::SessionError& e) {
+        return reportSessionError(ctx, e);
+    } catch (const std::exception& e) {
+        ctx.err << "allocscope-cli: " << e.what() << " (--db " << path_ << ")\n";
+        return kExitBadInput;
+    }
+    // Run numbers in the order of `runs`, whatever order the threads created them in.
+    for (std::size_t i = 0; i < native.size(); ++i) out << "run " << numbers[i] << ": " << native[i]->name << "\n";
+    return kExitOk;
+}
+
+std::optional<alloc::ReplayResult> DbRecorder::recordReplay(VerbContext& ctx, std::ostream& out, const alloc::RecordedTrace& trace,
+                                                            const alloc::ReplayOptions& options, const DbRun& run,
+                                                            const std::string& gpuName,
+                                                            const std::optional<alloc::AllocatorConfig>& whatIfRecordedConfig,
+                                                            int& code) {
+    if (!open(ctx, code)) return std::nullopt;
+    try {
+        storage::RecordedReplay recorded = storage::recordReplay(
+            *writer_, trace, options, infoOf(run, gpuName, options.totalMemory, options.memoryFraction), whatIfRecordedConfig);
+        out << "run " << recorded.runNumber << ": " << run.name << "\n";
+        return std::move(recorded.result);
+    } catch (const storage::SessionError& e) {
+        code = reportSessionError(ctx, e);
+    } catch (const std::exception& e) {
+        ctx.err << "allocscope-cli: " << e.what() << " (--db " << path_ << ")\n";
+        code = kExitBadInput;
+    }
+    return std::nullopt;
+}
+
+}  // namespace allocscope::cli

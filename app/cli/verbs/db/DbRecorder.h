@@ -1,0 +1,86 @@
+#pragma once
+// `--db SESSION` on the verbs that run the allocator (run, compare, recommend, replay): records
+// their runs as new runs of SESSION (created if missing) and prints one "run N: NAME" line per
+// recorded run. The session is opened at the first recording, after the verb judged its input.
+// Built without sqlite3 (a headless GPU server), the class exists but refuses with one clear line.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "allocator/compare/ComparisonEngine.h"
+#include "allocator/config/AllocatorConfig.h"
+#include "allocator/core/Op.h"
+#include "allocator/core/StackTable.h"
+#include "allocator/replay/RecordedTrace.h"
+#include "allocator/replay/TraceReplayer.h"
+#include "app/cli/VerbRegistry.h"
+
+namespace allocscope::storage {
+class SessionWriter;
+}
+
+namespace allocscope::cli {
+
+// What one recorded run is.
+struct DbRun {
+    std::string name;                 // "fragmentation-101 · expandable_segments:True"
+    std::string sourceKind = "demo";  // demo / snapshot / csv
+    std::string source;               // "fragmentation-101 (k=v,...) seed 1", or the trace path
+    std::string configText;           // as the user wrote it ("" = defaults)
+    alloc::AllocatorConfig config;
+};
+
+class DbRecorder {
+public:
+    explicit DbRecorder(std::string path);
+    ~DbRecorder();  // closes the session (commits, checkpoints)
+    DbRecorder(const DbRecorder&) = delete;
+    DbRecorder& operator=(const DbRecorder&) = delete;
+
+    // Records `program` once per entry of `runs` (in parallel on up to `threads` threads, 0 =
+    // all cores). backend:cudaMallocAsync runs are skipped with a note on stderr (the model has
+    // no segments to record). Returns kExitOk, or prints the one-line error and returns its code.
+    int recordPrograms(VerbContext& ctx, std::ostream& out, const alloc::Program& program, const alloc::StackTable* stacks,
+                       const std::vector<DbRun>& runs, const alloc::CompareDevice& device, unsigned threads = 0);
+    // Runs the replay (a what-if when `whatIfRecordedConfig` is given) while recording it.
+    // nullopt after printing the one-line error (`code` set).
+    std::optional<alloc::ReplayResult> recordReplay(VerbContext& ctx, std::ostream& out, const alloc::RecordedTrace& trace,
+                                                    const alloc::ReplayOptions& options, const DbRun& run,
+                                                    const std::string& gpuName,
+                                                    const std::optional<alloc::AllocatorConfig>& whatIfRecordedConfig,
+                                                    int& code);
+
+private:
+    bool open(VerbContext& ctx, int& code);
+
+    std::string path_;
+    std::shared_ptr<storage::SessionWriter> writer_;  // shared_ptr: complete only where sqlite3 is
+};
+
+#if !ALLOCSCOPE_HAVE_STORAGE
+// Without sqlite3 there are no session files: every recording is refused.
+inline DbRecorder::DbRecorder(std::string path) : path_(std::move(path)) {}
+inline DbRecorder::~DbRecorder() = default;
+inline bool DbRecorder::open(VerbContext& ctx, int& code) {
+    ctx.err << "allocscope-cli: this allocscope-cli was built without session files (no sqlite3) (--db " << path_ << ")\n";
+    code = kExitBadInput;
+    return false;
+}
+inline int DbRecorder::recordPrograms(VerbContext& ctx, std::ostream&, const alloc::Program&, const alloc::StackTable*,
+                                      const std::vector<DbRun>&, const alloc::CompareDevice&, unsigned) {
+    int code = kExitOk;
+    open(ctx, code);
+    return code;
+}
+inline std::optional<alloc::ReplayResult> DbRecorder::recordReplay(VerbContext& ctx, std::ostream&, const alloc::RecordedTrace&,
+                                                                   const alloc::ReplayOptions&, const DbRun&, const std::string&,
+                                                                   const std::optional<alloc::AllocatorConfig>&, int& code) {
+    open(ctx, code);
+    return std::nullopt;
+}
+#endif
+
+}  // namespace allocscope::cli
