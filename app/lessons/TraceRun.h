@@ -1,0 +1,35 @@
+#pragma once
+// A bundled real PyTorch trace run under a lesson's config, the way `allocscope-cli replay` does
+// it, so a lesson shows PyTorch's own numbers: under the recorded config an exact replay (the
+// recorded addresses), under another config a what-if whose new segments the driver placement
+// model places (README: kv_growth_limited -> expandable and train_gpt -> msplit128 land exactly on
+// PyTorch's recordings). The result is measured as RunMetrics, like a ComparisonEngine run, except
+// the fragmentation at the peak (the replay keeps no layout there: atPeak stays empty).
+#include <optional>
+#include <string>
+
+#include "allocator/compare/RunMetrics.h"
+#include "allocator/config/AllocatorConfig.h"
+#include "allocator/core/EventSink.h"
+#include "allocator/core/Op.h"
+#include "allocator/replay/RecordedTrace.h"
+
+namespace allocscope::app {
+
+struct TraceRunDevice {
+    std::uint64_t totalMemory = 0;
+    std::uint64_t otherMemory = 0;
+    std::optional<double> memoryFraction;
+};
+
+class TraceRun {
+public:
+    // The recorded config of the trace (PyTorch's defaults when none or unreadable).
+    static alloc::AllocatorConfig recordedConfig(const alloc::RecordedTrace& trace);
+    // Native backend only. `program` receives the ops the replay applied; `sink` (may be null)
+    // every event.
+    static alloc::RunMetrics run(const alloc::RecordedTrace& trace, const alloc::AllocatorConfig& config,
+                                 const TraceRunDevice& device, alloc::EventSink* sink, alloc::Program& program);
+};
+
+}  // namespace allocscope::app
