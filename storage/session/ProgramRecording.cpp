@@ -46,23 +46,23 @@ void checkFraction(const std::optional<double>& fraction) {
 // Thrown from the import's sink when the progress callback asks to stop: it unwinds the replay.
 struct ImportCancelled {};
 
-// Between the replay and the recorder during an import: counts events for the progress
+// Between the replay and the recorder (and the caller's own sink, if any): counts events for the progress
 // callback, and (when the trace has phase marks) notes the first event of every op so the
 // marks can be placed between events once the replay has built its program.
 class ImportSink final : public alloc::EventSink {
 public:
-    ImportSink(SessionRecorder& recorder, bool trackOps, const RecordProgress& progress, std::uint64_t doneBefore,
-               std::uint64_t entries, std::uint64_t total)
-        : recorder_(recorder), trackOps_(trackOps), progress_(progress), doneBefore_(doneBefore), entries_(entries),
-          total_(total) {}
+    ImportSink(SessionRecorder& recorder, alloc::EventSink* also, bool trackOps, const RecordProgress& progress,
+               std::uint64_t entries)
+        : recorder_(recorder), also_(also), trackOps_(trackOps), progress_(progress), entries_(entries) {}
 
     void onEvent(const alloc::Event& event) override {
         if (trackOps_ && (firstEventOfOp_.empty() || firstEventOfOp_.back().first != event.opIndex)) {
             firstEventOfOp_.emplace_back(event.opIndex, count_);
         }
         recorder_.onEvent(event);
+        if (also_ != nullptr) also_->onEvent(event);
         ++count_;
-        if (progress_ && count_ % kProgressEvents == 0 && !progress_(doneBefore_ + std::min(count_, entries_), total_)) {
+        if (progress_ && count_ % kProgressEvents == 0 && !progress_(std::min(count_, entries_), entries_)) {
             throw ImportCancelled{};
         }
     }
@@ -77,9 +77,10 @@ public:
 
 private:
     SessionRecorder& recorder_;
+    alloc::EventSink* also_;
     bool trackOps_;
     const RecordProgress& progress_;
-    std::uint64_t doneBefore_, entries_, total_;
+    std::uint64_t entries_;
     std::uint64_t count_ = 0;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> firstEventOfOp_;  // (op index, first seq)
 };
@@ -270,7 +271,7 @@ RecordedReplay recordReplay(SessionWriter& writer, const alloc::RecordedTrace& t
     const alloc::CachingAllocator initial(options.config, fresh);
     SessionRecorder recorder(writer, info, initial.stats());
     const std::uint64_t entries = trace.entries.size();
-    ImportSink sink(recorder, !trace.phases.empty(), progress, 0, entries, entries);
+    ImportSink sink(recorder, options.sink, !trace.phases.empty(), progress, entries);
     alloc::ReplayOptions recorded = options;
     recorded.sink = &sink;
     RecordedReplay out;

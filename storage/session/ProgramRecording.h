@@ -74,7 +74,7 @@ std::vector<ImportedRun> importTraceFile(SessionWriter& writer, const std::strin
                                          const RecordProgress& progress = {});
 
 // One replay of `trace` recorded as a new run described by `info`: TraceReplayer::replay under
-// `options` (options.sink is replaced by the recorder), or, with `whatIfRecordedConfig`, the
+// `options` (options.sink, if set, receives every event too), or, with `whatIfRecordedConfig`, the
 // what-if TraceReplayer::replayWhatIf(trace, *whatIfRecordedConfig, options). Stacks and phase
 // marks are stored; the divergence from the recording (if the replay compared one) is stored and
 // returned. Progress counts trace entries (estimated from events as the replay runs).

@@ -11,6 +11,7 @@
 #include "app/cli/DeviceOptions.h"
 #include "app/cli/TraceProgram.h"
 #include "app/cli/VerbRegistry.h"
+#include "app/cli/verbs/db/DbRecorder.h"
 
 namespace allocscope::cli {
 namespace {
@@ -18,7 +19,7 @@ namespace {
 const char* kUsage =
     "usage: allocscope-cli compare WORKLOAD|TRACE [--config STR]... [--param NAME=VALUE]... [--seed S]\n"
     "                              [--memory-fraction F] [--total-memory BYTES | --gpu PRESET]\n"
-    "                              [--threads N] [--json]\n"
+    "                              [--threads N] [--json] [--db SESSION]\n"
     "\n"
     "Runs WORKLOAD under each --config (in parallel, each on its own simulated GPU) and prints one\n"
     "row per config: peak allocated and reserved, free memory stranded in partly used segments and\n"
@@ -40,6 +41,8 @@ const char* kUsage =
     "  --gpu PRESET          simulated GPU preset (default: the workload's own)\n"
     "  --threads N           parallel runs (default: all cores)\n"
     "  --json                print JSON instead of the table\n"
+    "  --db SESSION          also record every run into SESSION (created if missing; cudaMallocAsync\n"
+    "                        runs are not recorded); prints 'run N: NAME' lines on stderr\n"
     "\n"
     "Exit status: 0 compared (runs that OOM are results), 1 bad input, 2 usage.\n";
 
@@ -64,6 +67,7 @@ int runCompare(VerbContext& ctx) {
     std::string seedText = "1";
     std::string threadsText = "0";
     bool json = false;
+    std::optional<std::string> db;
     DeviceOptions deviceOptions;
     for (std::size_t i = 0; i < ctx.args.size();) {
         const std::string& a = ctx.args[i];
@@ -83,12 +87,13 @@ int runCompare(VerbContext& ctx) {
             if (!error.empty()) return usageError(ctx, error);
             continue;
         }
-        if (a == "--param" || a == "--seed" || a == "--threads") {
+        if (a == "--param" || a == "--seed" || a == "--threads" || a == "--db") {
             if (i + 1 >= ctx.args.size()) return usageError(ctx, a + " needs a value");
             const std::string& v = ctx.args[i + 1];
             if (a == "--param") rawOverrides.push_back(v);
             if (a == "--seed") seedText = v;
             if (a == "--threads") threadsText = v;
+            if (a == "--db") db = v;
             i += 2;
         } else if (a == "--json") {
             json = true;
@@ -150,6 +155,7 @@ int runCompare(VerbContext& ctx) {
         target.memoryFraction = deviceOptions.memoryFraction;
 
         alloc::Program program;
+        alloc::StackTable stacks;
         alloc::ProgramInfo info{workloadName, "", 0};
         if (isTrace) {
             int code = kExitOk;
@@ -158,7 +164,9 @@ int runCompare(VerbContext& ctx) {
             program = std::move(*fromTrace);
         } else {
             const alloc::WorkloadParams params = workload->resolve(overrides);
-            program = workload->generate(params, seed).program;
+            alloc::GeneratedProgram generated = workload->generate(params, seed);
+            program = std::move(generated.program);
+            stacks = std::move(generated.stacks);
             info = {workload->name(), params.text(), workload->usesSeed() ? seed : 0};
         }
         alloc::CompareOptions options;
@@ -178,6 +186,19 @@ int runCompare(VerbContext& ctx) {
         }
         for (const alloc::RunMetrics& r : runs) {
             if (r.error) return badInput(ctx, "the program is invalid: " + *r.error, workloadName);
+        }
+        if (db) {  // every config once more, into the session (stdout keeps the table or JSON)
+            std::vector<DbRun> recorded;
+            const bool csv = isTrace && workloadName.size() > 4 && workloadName.substr(workloadName.size() - 4) == ".csv";
+            for (const alloc::CompareConfig& c : compareConfigs) {
+                const std::string source = isTrace ? workloadName : info.name + " (" + info.params + ")" +
+                                                                        (workload->usesSeed() ? " seed " + std::to_string(seed) : std::string());
+                const std::string name = (isTrace ? std::filesystem::path(workloadName).filename().string() : info.name) + " · " + c.label;
+                recorded.push_back(DbRun{name, isTrace ? (csv ? "csv" : "snapshot") : "demo", source,
+                                         c.label == "default" ? std::string() : c.label, c.config});
+            }
+            DbRecorder recorder(*db);
+            return recorder.recordPrograms(ctx, ctx.err, program, isTrace ? nullptr : &stacks, recorded, target);
         }
         return kExitOk;
     } catch (const alloc::WorkloadError& e) {

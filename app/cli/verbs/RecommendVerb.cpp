@@ -10,6 +10,7 @@
 #include "app/cli/DeviceOptions.h"
 #include "app/cli/TraceProgram.h"
 #include "app/cli/VerbRegistry.h"
+#include "app/cli/verbs/db/DbRecorder.h"
 
 namespace allocscope::cli {
 namespace {
@@ -17,7 +18,7 @@ namespace {
 const char* kUsage =
     "usage: allocscope-cli recommend WORKLOAD|TRACE [--param NAME=VALUE]... [--seed S]\n"
     "                                [--memory-fraction F] [--total-memory BYTES | --gpu PRESET]\n"
-    "                                [--config STR] [--no-gpu-search]\n"
+    "                                [--config STR] [--no-gpu-search] [--db SESSION]\n"
     "\n"
     "Runs WORKLOAD over a grid of configs (expandable_segments x max_split_size_mb {-,128,512} x\n"
     "roundup_power2_divisions {-,4}, x garbage_collection_threshold {-,0.6} when a memory fraction\n"
@@ -28,6 +29,8 @@ const char* kUsage =
     "backend:cudaMallocAsync is shown but not recommended (its numbers come from a fitted model).\n"
     "TRACE (a snapshot .pickle or an RMM .csv) is replayed once under its recorded config and its\n"
     "ops are used as the program.\n"
+    "--db SESSION also records every grid run (not the GPU-size search runs, nor cudaMallocAsync)\n"
+    "into SESSION (created if missing) and prints 'run N: NAME' lines.\n"
     "\n"
     "Exit status: 0 done (also when every config OOMs), 1 bad input, 2 usage.\n";
 
@@ -46,6 +49,7 @@ int runRecommend(VerbContext& ctx) {
     std::vector<std::string> rawOverrides;
     std::string seedText = "1";
     bool gpuSearch = true;
+    std::optional<std::string> db;
     DeviceOptions deviceOptions;
     for (std::size_t i = 0; i < ctx.args.size();) {
         std::string error;
@@ -54,9 +58,9 @@ int runRecommend(VerbContext& ctx) {
             continue;
         }
         const std::string& a = ctx.args[i];
-        if (a == "--param" || a == "--seed") {
+        if (a == "--param" || a == "--seed" || a == "--db") {
             if (i + 1 >= ctx.args.size()) return usageError(ctx, a + " needs a value");
-            (a == "--param" ? rawOverrides.emplace_back() : seedText) = ctx.args[i + 1];
+            (a == "--param" ? rawOverrides.emplace_back() : a == "--db" ? db.emplace() : seedText) = ctx.args[i + 1];
             i += 2;
         } else if (a == "--no-gpu-search") {
             gpuSearch = false;
@@ -104,6 +108,7 @@ int runRecommend(VerbContext& ctx) {
         }
         target.memoryFraction = deviceOptions.memoryFraction;
         alloc::Program program;
+        alloc::StackTable stacks;
         std::string title = workloadName;
         if (isTrace) {
             int code = kExitOk;
@@ -112,7 +117,9 @@ int runRecommend(VerbContext& ctx) {
             program = std::move(*fromTrace);
         } else {
             const alloc::WorkloadParams params = workload->resolve(overrides);
-            program = workload->generate(params, seed).program;
+            alloc::GeneratedProgram generated = workload->generate(params, seed);
+            program = std::move(generated.program);
+            stacks = std::move(generated.stacks);
             title = workload->name() + " (" + params.text() + ")" +
                     (workload->usesSeed() ? ", seed " + std::to_string(seed) : std::string());
         }
@@ -125,6 +132,18 @@ int runRecommend(VerbContext& ctx) {
         }
         const alloc::Recommendation rec = alloc::Recommender::recommend(program, target, options);
         ctx.out << title << " on " << target.name << "\n" << alloc::CompareReport::recommendation(rec);
+        if (db) {  // the grid's runs once more, into the session
+            const std::string base = isTrace ? std::filesystem::path(workloadName).filename().string() : workload->name();
+            const bool csv = isTrace && workloadName.size() > 4 && workloadName.substr(workloadName.size() - 4) == ".csv";
+            std::vector<DbRun> recorded;
+            for (const alloc::RecommendCandidate& c : rec.candidates) {
+                const std::string label = c.config.label.empty() ? "default" : c.config.label;
+                recorded.push_back(DbRun{base + " · " + label, isTrace ? (csv ? "csv" : "snapshot") : "demo",
+                                         isTrace ? workloadName : title, label == "default" ? std::string() : label, c.config.config});
+            }
+            DbRecorder recorder(*db);
+            return recorder.recordPrograms(ctx, ctx.out, program, isTrace ? nullptr : &stacks, recorded, target);
+        }
         return kExitOk;
     } catch (const alloc::WorkloadError& e) {
         return badInput(ctx, e.what(), e.where());

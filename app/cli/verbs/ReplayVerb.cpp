@@ -2,6 +2,7 @@
 // allocator. Under the recorded config it checks the replay against the recording (every segment
 // event, every block address, the final layout); under another config it is a what-if whose new
 // segments are placed by the driver placement model.
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <ostream>
@@ -15,6 +16,7 @@
 #include "app/cli/RealGpuReplay.h"
 #include "app/cli/StatsJson.h"
 #include "app/cli/VerbRegistry.h"
+#include "app/cli/verbs/db/DbRecorder.h"
 #include "storage/formats/FormatError.h"
 #include "storage/import/TraceImport.h"
 
@@ -28,6 +30,7 @@ struct ReplayArgs {
     std::optional<std::string> segmentsJson;
     std::optional<long long> deviceIndex;
     std::optional<std::string> compareWith;
+    std::optional<std::string> db;
     std::string placement = "driver";
     bool summary = false;
     bool continueAfterOom = false;
@@ -37,7 +40,7 @@ const char* kUsage =
     "usage: allocscope-cli replay TRACE [--config STR] [--memory-fraction F]\n"
     "                             [--total-memory BYTES | --gpu PRESET] [--device N]\n"
     "                             [--stats-json FILE|-] [--summary] [--segments-json FILE]\n"
-    "                             [--continue-after-oom]\n"
+    "                             [--continue-after-oom] [--db SESSION]\n"
     "\n"
     "Replays a PyTorch memory snapshot (.pickle) or an RMM log (.csv) through the allocator.\n"
     "Without --config the snapshot's recorded PYTORCH_CUDA_ALLOC_CONF is used (PyTorch's defaults\n"
@@ -56,6 +59,8 @@ const char* kUsageTail =
     "                        (the recorded run's addresses only) or device (the simulator's own)\n"
     "  --compare-with FILE   a recording of the same program under the what-if's config: report\n"
     "                        the first segment event, block address or final layout that differs\n"
+    "  --db SESSION          also record each device's replay as a new run of SESSION (created if\n"
+    "                        missing; divergence stored with it); prints 'run N: NAME'\n"
     "\n"
     "Exit status: 0 replayed (also when it diverges or ends in an OOM), 1 bad input, 2 usage.\n";
 
@@ -107,6 +112,9 @@ int runReplay(VerbContext& ctx) {
         } else if (a == "--segments-json") {
             if (!value(v)) return usageError(ctx, "--segments-json needs a file");
             args.segmentsJson = v;
+        } else if (a == "--db") {
+            if (!value(v)) return usageError(ctx, "--db needs a session file");
+            args.db = v;
         } else if (a == "--compare-with") {
             if (!value(v)) return usageError(ctx, "--compare-with needs a trace file");
             args.compareWith = v;
@@ -166,6 +174,8 @@ int runReplay(VerbContext& ctx) {
     const std::optional<ResolvedDevice> device = resolveDevice(args.device, error);
     if (!device) return badInput(ctx, error, "--gpu");
     bool announced = false;  // the default GPU is announced once, after the input was judged valid
+    std::optional<DbRecorder> session;
+    if (args.db) session.emplace(*args.db);
 
     for (const alloc::RecordedTrace& trace : traces) {
         const std::string recordedText = trace.settings.value_or("");
@@ -214,13 +224,26 @@ int runReplay(VerbContext& ctx) {
             // are placed by the driver model rather than arbitrarily.
             model = std::make_unique<alloc::DriverPlacementModel>(trace);
             options.fallbackPlacement = model.get();
-            result = alloc::TraceReplayer::replay(trace, options);
+            if (!session) result = alloc::TraceReplayer::replay(trace, options);
         } else {
             if (args.placement == "driver") model = std::make_unique<alloc::DriverPlacementModel>(trace);
             if (args.placement == "reference") model = std::make_unique<alloc::ReferencePlacement>(trace);
             if (args.placement == "device") model = std::make_unique<alloc::NoPlacement>();
             options.placement = model.get();
-            result = alloc::TraceReplayer::replayWhatIf(trace, recorded.value_or(alloc::AllocatorConfig{}), options);
+            if (!session) result = alloc::TraceReplayer::replayWhatIf(trace, recorded.value_or(alloc::AllocatorConfig{}), options);
+        }
+        if (session) {  // the same replay, recorded as it runs
+            const std::string file = std::filesystem::path(args.trace).filename().string() +
+                                     (traces.size() > 1 ? " device " + std::to_string(trace.device) : std::string());
+            const std::string label = args.device.config ? (args.device.config->empty() ? "default" : *args.device.config) : "";
+            const DbRun run{exact ? file : file + " · " + label, trace.hasSegmentEvents ? "snapshot" : "csv",
+                            args.trace + " (" + trace.origin + ")", exact ? recordedText : *args.device.config, config};
+            int code = kExitOk;
+            std::optional<alloc::ReplayResult> replayed = session->recordReplay(
+                ctx, report, trace, options, run, device->name,
+                exact ? std::nullopt : std::optional<alloc::AllocatorConfig>(recorded.value_or(alloc::AllocatorConfig{})), code);
+            if (!replayed) return code;
+            result = std::move(*replayed);
         }
 
         const std::string configText = alloc::formatConfig(config);

@@ -12,12 +12,13 @@
 #include "app/cli/DeviceOptions.h"
 #include "app/cli/RealGpuRun.h"
 #include "app/cli/VerbRegistry.h"
+#include "app/cli/verbs/db/DbRecorder.h"
 
 namespace allocscope::cli {
 namespace {
 
 const char* kUsage =
-    "usage: allocscope-cli run WORKLOAD [--param NAME=VALUE]... [--seed S] [--events-csv FILE|-]\n"
+    "usage: allocscope-cli run WORKLOAD [--param NAME=VALUE]... [--seed S] [--events-csv FILE|-] [--db SESSION]\n"
     "                          [--config STR] [--memory-fraction F] [--total-memory BYTES | --gpu PRESET]\n"
     "\n"
     "Generates WORKLOAD (see `allocscope-cli workloads`) and runs it through the allocator on a\n"
@@ -30,7 +31,8 @@ const char* kUsage =
     "\n"
     "Options:\n"
     "  --param NAME=VALUE    set a workload parameter (repeatable)\n"
-    "  --seed S              seed of workloads with randomness (default 1)\n";
+    "  --seed S              seed of workloads with randomness (default 1)\n"
+    "  --db SESSION          also record the run into SESSION (created if missing); prints 'run N: NAME'\n";
 
 const char* kUsageTail = "\nExit status: 0 ran (also when it ends in an OOM), 1 bad input, 2 usage.\n";
 
@@ -56,6 +58,7 @@ int runRun(VerbContext& ctx) {
     std::vector<std::string> rawOverrides;
     std::string seedText = "1";
     std::optional<std::string> eventsCsv;
+    std::optional<std::string> db;
     DeviceOptions deviceOptions;
     for (std::size_t i = 0; i < ctx.args.size();) {
         std::string error;
@@ -65,12 +68,13 @@ int runRun(VerbContext& ctx) {
         }
         const std::string& a = ctx.args[i];
         const bool hasValue = i + 1 < ctx.args.size();
-        if (a == "--param" || a == "--seed" || a == "--events-csv") {
+        if (a == "--param" || a == "--seed" || a == "--events-csv" || a == "--db") {
             if (!hasValue) return usageError(ctx, a + " needs a value");
             const std::string& v = ctx.args[i + 1];
             if (a == "--param") rawOverrides.push_back(v);
             if (a == "--seed") seedText = v;
             if (a == "--events-csv") eventsCsv = v;
+            if (a == "--db") db = v;
             i += 2;
         } else if (a.size() > 1 && a[0] == '-') {
             return usageError(ctx, "unknown option '" + a + "'");
@@ -150,6 +154,13 @@ int runRun(VerbContext& ctx) {
             if (!file) return badInput(ctx, "could not write the events file", *eventsCsv);
         }
         if (metrics.error) return badInput(ctx, "the generated program is invalid: " + *metrics.error, workload.name());
+        if (db) {  // the same program and config once more, into the session
+            DbRun run{workload.name() + " · " + config.label, "demo",
+                      workload.name() + " (" + params.text() + ")" + (workload.usesSeed() ? " seed " + std::to_string(seed) : std::string()),
+                      deviceOptions.config.value_or(""), config.config};
+            DbRecorder recorder(*db);
+            return recorder.recordPrograms(ctx, report, generated.program, &generated.stacks, {run}, target);
+        }
         return kExitOk;
     } catch (const alloc::WorkloadError& e) {
         return badInput(ctx, e.what(), e.where());

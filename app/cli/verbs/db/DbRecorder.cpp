@@ -1,10 +1,6 @@
 #include "app/cli/verbs/db/DbRecorder.h"
 
-#include <algorithm>
-#include <atomic>
 #include <exception>
-#include <stdexcept>
-#include <thread>
 
 #include "app/cli/verbs/db/DbVerbSupport.h"
 #include "storage/session/ProgramRecording.h"
@@ -44,7 +40,7 @@ bool DbRecorder::open(VerbContext& ctx, int& code) {
 }
 
 int DbRecorder::recordPrograms(VerbContext& ctx, std::ostream& out, const alloc::Program& program, const alloc::StackTable* stacks,
-                               const std::vector<DbRun>& runs, const alloc::CompareDevice& device, unsigned threads) {
+                               const std::vector<DbRun>& runs, const alloc::CompareDevice& device) {
     std::vector<const DbRun*> native;
     for (const DbRun& run : runs) {
         if (run.config.backend == alloc::Backend::CudaMallocAsync) {
@@ -57,37 +53,18 @@ int DbRecorder::recordPrograms(VerbContext& ctx, std::ostream& out, const alloc:
     if (native.empty()) return kExitOk;
     int code = kExitOk;
     if (!open(ctx, code)) return code;
-    // Each run has its own allocator; they hand batches to the one writer thread.
-    std::vector<int> numbers(native.size(), 0);
-    std::vector<std::exception_ptr> errors(native.size());
-    std::atomic<std::size_t> next{0};
-    auto worker = [&] {
-        for (std::size_t i = next++; i < native.size(); i = next++) {
-            try {
-                storage::RecordTarget target;
-                target.info = infoOf(*native[i], device.name, device.totalMemory, device.memoryFraction);
-                target.config = native[i]->config;
-                target.totalMemory = device.totalMemory;
-                target.otherMemory = device.otherMemory;
-                target.memoryFraction = device.memoryFraction;
-                numbers[i] = storage::recordProgram(*writer_, program, stacks, target).runNumber;
-            } catch (...) {
-                errors[i] = std::current_exception();
-            }
-        }
-    };
-    unsigned count = threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
-    count = std::min<unsigned>(count, static_cast<unsigned>(native.size()));
-    if (count <= 1) {
-        worker();
-    } else {
-        std::vector<std::thread> pool;
-        for (unsigned t = 0; t < count; ++t) pool.emplace_back(worker);
-        for (std::thread& t : pool) t.join();
-    }
+    // One run after the other, so that run numbers follow the order of `runs` (the table's);
+    // recordProgram could run them in parallel, but then the numbers would depend on timing.
+    std::vector<int> numbers;
     try {
-        for (const std::exception_ptr& e : errors) {
-            if (e) std::rethrow_exception(e);
+        for (const DbRun* run : native) {
+            storage::RecordTarget target;
+            target.info = infoOf(*run, device.name, device.totalMemory, device.memoryFraction);
+            target.config = run->config;
+            target.totalMemory = device.totalMemory;
+            target.otherMemory = device.otherMemory;
+            target.memoryFraction = device.memoryFraction;
+            numbers.push_back(storage::recordProgram(*writer_, program, stacks, target).runNumber);
         }
     } catch (const storage::SessionError& e) {
         return reportSessionError(ctx, e);

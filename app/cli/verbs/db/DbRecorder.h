@@ -40,11 +40,11 @@ public:
     DbRecorder(const DbRecorder&) = delete;
     DbRecorder& operator=(const DbRecorder&) = delete;
 
-    // Records `program` once per entry of `runs` (in parallel on up to `threads` threads, 0 =
-    // all cores). backend:cudaMallocAsync runs are skipped with a note on stderr (the model has
-    // no segments to record). Returns kExitOk, or prints the one-line error and returns its code.
+    // Records `program` once per entry of `runs`, in that order (run numbers follow it).
+    // backend:cudaMallocAsync runs are skipped with a note on stderr (the model has no segments
+    // to record). Returns kExitOk, or prints the one-line error and returns its code.
     int recordPrograms(VerbContext& ctx, std::ostream& out, const alloc::Program& program, const alloc::StackTable* stacks,
-                       const std::vector<DbRun>& runs, const alloc::CompareDevice& device, unsigned threads = 0);
+                       const std::vector<DbRun>& runs, const alloc::CompareDevice& device);
     // Runs the replay (a what-if when `whatIfRecordedConfig` is given) while recording it.
     // nullopt after printing the one-line error (`code` set).
     std::optional<alloc::ReplayResult> recordReplay(VerbContext& ctx, std::ostream& out, const alloc::RecordedTrace& trace,
@@ -70,7 +70,7 @@ inline bool DbRecorder::open(VerbContext& ctx, int& code) {
     return false;
 }
 inline int DbRecorder::recordPrograms(VerbContext& ctx, std::ostream&, const alloc::Program&, const alloc::StackTable*,
-                                      const std::vector<DbRun>&, const alloc::CompareDevice&, unsigned) {
+                                      const std::vector<DbRun>&, const alloc::CompareDevice&) {
     int code = kExitOk;
     open(ctx, code);
     return code;
