@@ -1,0 +1,93 @@
+#pragma once
+// Everything the centre and right of the window show for the selected run, loaded on one worker
+// thread with its own SessionReader and StateCursor: the overview (timeline, whole-run heatmap,
+// phases), the state at the scrubber's event (segment map + memory_summary()), a block's
+// history, and op stepping. The GUI thread only receives finished view-data structs.
+//
+// Scrubbing: requests carry a token and the worker skips every request that a newer one has
+// replaced, so a fast drag never queues work; an `approximate` request shows the state at the
+// nearest keyframe at or before the event (one keyframe decode), the exact one the precise
+// state. Timeline markers (OOMs, retries, GC, empty_cache) need every event read: a separate
+// background scan delivers them after the overview.
+#include <QObject>
+#include <QString>
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "views/data/BlockInspectorData.h"
+#include "views/data/HeatmapData.h"
+#include "views/data/RunListData.h"
+#include "views/data/SegmentMapData.h"
+#include "views/data/SummaryTableData.h"
+#include "views/data/TimelineData.h"
+
+class QThread;
+
+namespace allocscope::app {
+
+class BackgroundJob;
+
+struct RunOverview {
+    int run = 0;
+    qint64 eventCount = 0;
+    views::TimelineData timeline;
+    views::HeatmapData heatmap;
+    std::vector<qint64> phaseStarts;
+};
+
+struct RunStateFrame {
+    int run = 0;
+    qint64 requested = 0;  // the event asked for
+    qint64 shown = 0;      // the event whose state this is (a keyframe's when approximate)
+    bool approximate = false;
+    qint64 op = 0;
+    QString eventText;     // "alloc 20.0 MiB (program)"
+    QString phase;         // innermost phase containing the event ("" = none)
+    views::SegmentMapData segments;
+    views::SummaryTableData summary;
+};
+
+class RunStateService : public QObject {
+    Q_OBJECT
+public:
+    explicit RunStateService(QObject* parent = nullptr);
+    ~RunStateService() override;
+
+    // Shows run `run` of the session at `path` (a fresh reader: it sees everything committed).
+    void openRun(const QString& path, int run);
+    void close();
+    int run() const { return run_; }
+    bool isLoadingOverview() const { return overviewPending_; }
+    bool isScanningMarkers() const;
+
+    void requestState(qint64 event, bool approximate);
+    void requestBlock(quint64 address, qint64 event);
+    void requestOpStep(qint64 event, int direction);
+
+signals:
+    void overviewReady(const allocscope::app::RunOverview& overview);
+    void markersReady(int run, const std::vector<allocscope::views::TimelineMarker>& markers);
+    void stateReady(const allocscope::app::RunStateFrame& frame);
+    void blockReady(const allocscope::views::BlockInspectorData& block);
+    void opStepResolved(qint64 event);
+    void failed(const QString& message);
+
+private:
+    struct Worker;
+    template <typename Fn>
+    void post(Fn&& fn);
+    void startMarkerScan(const QString& path, int run, qint64 eventCount, int generation);
+
+    QThread* thread_;
+    QObject* context_;  // lives in thread_: the target of posted work
+    std::shared_ptr<Worker> worker_;  // touched only on thread_
+    std::shared_ptr<std::atomic<quint64>> stateToken_;
+    BackgroundJob* markerJob_ = nullptr;
+    int run_ = -1;
+    int generation_ = 0;
+    bool overviewPending_ = false;
+};
+
+}  // namespace allocscope::app

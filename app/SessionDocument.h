@@ -1,0 +1,57 @@
+#pragma once
+// The open session: its file, whether it is a temporary one (File ▸ New, or an imported snapshot
+// / RMM CSV) that lives until Save As, and the session's writer. A session opens read-only: the
+// writer (and with it the first byte written to the file) exists only once the user records
+// into it (Run, Compare, an import into a temporary session). Readers are never kept here: each
+// background job opens its own SessionReader (one connection per thread).
+#include <QString>
+
+#include <memory>
+
+class QTemporaryDir;
+
+namespace allocscope::storage {
+class SessionWriter;
+}
+
+namespace allocscope::app {
+
+class SessionDocument {
+public:
+    ~SessionDocument();
+    SessionDocument(const SessionDocument&) = delete;
+    SessionDocument& operator=(const SessionDocument&) = delete;
+
+    // An existing session file, checked (schema, integrity) before anything else happens.
+    // Throws storage::SessionError (what + where) when it is not an intact session.
+    static std::unique_ptr<SessionDocument> open(const QString& path);
+    // An empty session in a private temporary directory, named `baseName`.allocscope, deleted
+    // with the document unless saved with Save As. Throws storage::SessionError.
+    static std::unique_ptr<SessionDocument> createTemporary(const QString& baseName = QStringLiteral("untitled"));
+
+    const QString& path() const { return path_; }
+    bool isTemporary() const { return temporaryDir_ != nullptr; }
+    QString displayName() const;  // file name, "(unsaved)" for temporary sessions
+
+    // The session's writer, opened on first use (thread-safe to submit to; see SessionWriter).
+    storage::SessionWriter& writer();
+    storage::SessionWriter* writerIfOpen() const { return writer_.get(); }
+    // Commits everything recorded so far (readers opened afterwards see it). Throws SessionError.
+    void flush();
+
+    // Writes a consistent copy of the session to `target` (SQLite's VACUUM INTO through a fresh
+    // read connection, into a temporary name beside the target, then renamed) and makes the
+    // copy the document. The writer is closed first (it reopens on the next recording).
+    // false + *error (what and where) on failure; the document is unchanged then.
+    bool saveAs(const QString& target, QString* error);
+
+private:
+    SessionDocument() = default;
+    void closeWriter();
+
+    QString path_;
+    std::unique_ptr<QTemporaryDir> temporaryDir_;
+    std::unique_ptr<storage::SessionWriter> writer_;
+};
+
+}  // namespace allocscope::app
