@@ -36,6 +36,7 @@ alloc::RunMetrics runAsyncOnGpu(const ResolvedDevice& device, const alloc::Progr
     m.stats = backend.stats();
     m.peakAllocated = u64(m.stats.allocated_bytes[alloc::kAggregate].peak);
     m.peakReserved = u64(m.stats.reserved_bytes[alloc::kAggregate].peak);
+    m.peakReservedOp = r.peakReservedOp;
     m.finalAllocated = u64(m.stats.allocated_bytes[alloc::kAggregate].current);
     m.finalReserved = u64(m.stats.reserved_bytes[alloc::kAggregate].current);
     for (std::uint64_t op : r.oomOps) m.ooms.push_back({op, "CUDA out of memory (cudaMallocAsync refused the allocation)"});

@@ -8,7 +8,10 @@
 #  4. every demo workload, default and expandable_segments:True, run with `run W --gpu cuda:0` and
 #     with `run W --total-memory <the GPU's total>`: the event CSVs must be byte-identical;
 #     plus backend:cudaMallocAsync on the real pool next to the simulated async model;
-#  5. compute-sanitizer memcheck over `run` and `replay` on the GPU (memory touched).
+#  5. compute-sanitizer memcheck over `run` and `replay` on the GPU (memory touched);
+#  6. the async-model calibration: every workload's program under PyTorch with
+#     PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync (tests/gpu/async_calibration.py) next to
+#     the simulated model and the real pool (bench_gpu_async_calibration).
 #
 #   SRC=DIR tests/gpu/run_device_cli.sh OUTDIR
 #
@@ -37,7 +40,7 @@ if ! cmake -S "$ROOT" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DALLOCSCOPE_W
     say "cmake configure FAILED"; tail -30 "$LOGS/cmake.log" | tee -a "$SUMMARY"; exit 1
 fi
 grep "AllocScope:" "$LOGS/cmake.log" | tee -a "$SUMMARY"
-if ! cmake --build "$B" -j"$(nproc)" --target allocscope-cli bench_gpu_checks >"$LOGS/build.log" 2>&1; then
+if ! cmake --build "$B" -j"$(nproc)" --target allocscope-cli bench_gpu_checks bench_gpu_async_calibration >"$LOGS/build.log" 2>&1; then
     say "build FAILED"; grep -E "error|Error" "$LOGS/build.log" | head -30 | tee -a "$SUMMARY"; exit 1
 fi
 CLI=$B/app/allocscope-cli
@@ -105,6 +108,14 @@ for cmd in "run llm-training --gpu cuda:0" "run llm-training --gpu cuda:0 --conf
     echo "exit $?" >>"$LOGS/memcheck_$i.txt"
     say "memcheck allocscope-cli $cmd: $(grep -E 'ERROR SUMMARY' "$LOGS/memcheck_$i.txt" | sed 's/=* *//') $(grep -E 'LEAK SUMMARY' "$LOGS/memcheck_$i.txt" | sed 's/=* *//'); $(tail -1 "$LOGS/memcheck_$i.txt")"
 done
+say "== async-model calibration against PyTorch (backend:cudaMallocAsync)"
+mkdir -p "$LOGS/async"
+"$B/tests/benchmarks/bench_gpu_async_calibration" --out-dir "$LOGS/async" >"$LOGS/async/bench.txt" 2>&1
+echo "exit $?" >>"$LOGS/async/bench.txt"
+tail -1 "$LOGS/async/bench.txt" | tee -a "$SUMMARY"
+python3 -c 'import torch; print("torch", torch.__version__)' 2>&1 | tee -a "$SUMMARY"
+python3 tests/gpu/async_calibration.py "$LOGS/async" 2>&1 | tee -a "$SUMMARY"
+rm -f "$LOGS"/async/*.ops
 date -u | tee -a "$SUMMARY"
 tar -C "$OUT" -czf "$OUT/results.tar.gz" logs && rm -rf "$LOGS"
 exit 0

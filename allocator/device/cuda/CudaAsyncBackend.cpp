@@ -109,6 +109,7 @@ CudaAsyncRunResult CudaAsyncBackend::run(const Program& program, bool touch) {
     throwIfFailed(cudaSetDevice(device_), [&] { return "cudaSetDevice(" + std::to_string(device_) + ")"; });
     CudaAsyncRunResult result;
     std::unordered_map<std::uint64_t, std::uint64_t> byId;  // tensor id -> pointer
+    std::uint64_t peakReserved = 0;
     for (const Op& op : program.ops) {
         ++result.ops;
         switch (op.kind) {
@@ -122,6 +123,12 @@ CudaAsyncRunResult CudaAsyncBackend::run(const Program& program, bool touch) {
             }
             ++result.allocs;
             byId[op.id] = *pointer;
+            // The pool grows inside cudaMallocAsync (host side), so its reserved size is exact here.
+            const std::uint64_t reserved = poolAttribute(pool_, cudaMemPoolAttrReservedMemCurrent, "ReservedMemCurrent");
+            if (reserved > peakReserved) {
+                peakReserved = reserved;
+                result.peakReservedOp = result.ops - 1;
+            }
             if (touch) throwIfFailed(cudaMemset(reinterpret_cast<void*>(*pointer), 0, op.size), [&] { return "cudaMemset(" + bytesText(op.size) + ")"; });
             break;
         }

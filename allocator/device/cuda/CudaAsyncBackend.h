@@ -29,6 +29,7 @@ struct CudaAsyncRunResult {
     std::uint64_t frees = 0;
     std::uint64_t ooms = 0;          // allocations refused (fraction limit or device memory)
     std::vector<std::uint64_t> oomOps;  // the op index of each refused allocation
+    std::uint64_t peakReservedOp = 0;   // first op after which the pool's reserved memory peaked
     std::uint64_t unknownFrees = 0;  // frees of ids that hold no allocation (e.g. after an OOM)
 };
 
