@@ -1,13 +1,18 @@
 #pragma once
 // The Compare tab: runs of one program under several allocator configs, side by side. It starts
-// a CompareJob (background thread, one recorded run per config), reads each finished run back
-// from the session (summary, timeline, state at the peak) and feeds views::CompareWidget; the
-// side-by-side segment maps follow the main window's op.
+// a CompareJob (background threads, one recorded run per config), shows each run as it finishes
+// (numbers read back from the session by CompareRunLoader), and loads the side-by-side segment
+// maps at the main window's op off the GUI thread.
 #include <QList>
 #include <QString>
 #include <QWidget>
 
+#include <optional>
+#include <thread>
+#include <vector>
+
 #include "app/CompareRequest.h"
+#include "views/data/CompareData.h"
 
 class QLabel;
 class QProgressBar;
@@ -23,35 +28,37 @@ class CompareWidget;
 namespace allocscope::app {
 
 class CompareJob;
-class CompareRunLoader;
 
 class ComparePage : public QWidget {
     Q_OBJECT
 public:
     explicit ComparePage(QWidget* parent = nullptr);
-    ~ComparePage() override;
+    ~ComparePage() override;  // cancels a running comparison and waits for it
 
-    // writer may be null (read-only session: Compare records nothing and says so).
+    // writer may be null (read-only session: Compare records nothing and says so). A running
+    // comparison is cancelled and waited for first (it writes through the old writer).
     void setSession(const QString& sessionPath, storage::SessionWriter* writer);
     // Background job, progress, cancel; records one run per config. Results appear as runs finish.
     void startCompare(const CompareRequest& request);
-    // Compare runs already in the session.
+    // Compare runs already in the session (read in the background).
     void showRuns(const QList<int>& runs);
     // The side-by-side segment maps follow the main scrubber's op.
     void setCurrentOp(qint64 op);
     views::CompareWidget* compareWidget() const;
 
-    bool isBusy() const;
+    bool isBusy() const { return busy_; }
     void cancel();
-    // The runs shown now (session run numbers, in column order; -1 for async-backend runs that
-    // were measured but not recorded).
+    // Session run numbers of the configs shown, in column order (-1: measured, not recorded).
     QList<int> shownRuns() const;
     QString lastMessage() const { return lastMessage_; }
+    // Maps requests answered so far (tests wait on it).
+    int mapsLoaded() const { return mapsLoaded_; }
 
-    // File ▸ Export hooks: false + *error with a sentence on failure.
+    // File ▸ Export hooks: false + *error (a sentence naming the file) on failure.
     bool exportTableCsv(const QString& path, QString* error = nullptr) const;
-    bool exportChartsPng(const QString& path, QString* error = nullptr) const;
-    bool exportChartsSvg(const QString& path, QString* error = nullptr) const;
+    // The Compare tab's current page (bar charts, table, or timeline and maps).
+    bool exportPng(const QString& path, QString* error = nullptr) const;
+    bool exportSvg(const QString& path, QString* error = nullptr) const;
 
 signals:
     void runsRecorded(const QList<int>& runs);
@@ -61,7 +68,11 @@ signals:
 private:
     void say(const QString& text);
     void setBusy(bool busy);
-    void refreshMaps();
+    void publish();
+    void requestMaps(qint64 op);
+    void startMapLoad(qint64 op);
+    void jobFinished(bool cancelled, const QString& error);
+    void joinHelpers();
 
     QString sessionPath_;
     storage::SessionWriter* writer_ = nullptr;
@@ -70,10 +81,22 @@ private:
     QProgressBar* progress_ = nullptr;
     QPushButton* cancelButton_ = nullptr;
     CompareJob* job_ = nullptr;
-    CompareRunLoader* loader_ = nullptr;
+    QString program_;
+    qint64 opCount_ = 0;
+    QStringList labels_;
+    std::vector<std::optional<views::CompareRun>> results_;
+    std::vector<double> runProgress_;
+    QStringList failures_;
+    QList<int> recorded_;
     QString lastMessage_;
-    qint64 currentOp_ = -1;
     bool busy_ = false;
+    // Background readers (run lists and maps); joined before a new one starts and on destruction.
+    std::thread loadThread_;
+    std::thread mapThread_;
+    bool mapLoading_ = false;
+    std::optional<qint64> pendingMapOp_;
+    int generation_ = 0;
+    int mapsLoaded_ = 0;
 };
 
 }  // namespace allocscope::app
