@@ -1,0 +1,203 @@
+// `--db SESSION` on run / compare / recommend / replay, and `demo --db FILE`: what each records
+// (names, sources, configs, GPU, fraction), the run numbers they print, OOMs as results, and the
+// refusals (an existing demo file, a file that is not a session, cudaMallocAsync).
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "app/cli/VerbRegistry.h"
+#include "storage/session/SessionReader.h"
+
+using namespace allocscope;
+
+namespace {
+
+struct CliResult {
+    int code = 0;
+    std::string out;
+    std::string err;
+};
+
+CliResult runVerb(std::vector<std::string> args) {
+    args.insert(args.begin(), "allocscope-cli");
+    std::ostringstream out, err;
+    CliResult r;
+    r.code = allocscope::cli::runCli(args, out, err);
+    r.out = out.str();
+    r.err = err.str();
+    return r;
+}
+
+std::string readAll(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::string trace(const char* name) { return std::string(ALLOCSCOPE_TEST_DATA) + "/traces/" + name; }
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+class TestCliRecording : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir dir_;
+    std::string path(const char* name) const { return dir_.filePath(name).toStdString(); }
+
+private slots:
+    void demoCreatesTheDemoSession() {
+        const std::string file = path("demo.allocscope");
+        const CliResult r = runVerb({"demo", "--db", file});
+        QCOMPARE(r.code, 0);
+        QCOMPARE(r.out, std::string("run 1: fragmentation-101 · default\n"
+                                    "run 2: fragmentation-101 · expandable_segments:True\n"
+                                    "run 3: oom-with-free-memory · default\n"));
+        storage::SessionReader reader(file);
+        const auto runs = reader.runs();
+        QCOMPARE(runs.size(), std::size_t(3));
+        for (const auto& run : runs) QCOMPARE(run.status, storage::RunStatus::Complete);
+        // The two fragmentation-101 runs are the same program: aligned by op index.
+        QCOMPARE(runs[0].summary->opCount, runs[1].summary->opCount);
+        QCOMPARE(runs[0].info.config, std::string());
+        QCOMPARE(runs[1].info.config, std::string("expandable_segments:True"));
+        QVERIFY(runs[1].summary->finalStats.num_device_alloc < runs[0].summary->finalStats.num_device_alloc);
+        QCOMPARE(runs[2].info.gpu, std::string("24gb"));
+        QCOMPARE(runs[2].summary->numOoms, std::int64_t(1));
+        QVERIFY(!reader.phases(1).empty());
+
+        // Never overwritten: the same call again is refused and the file stays as it was.
+        const std::string before = readAll(file);
+        const CliResult again = runVerb({"demo", "--db", file});
+        QCOMPARE(again.code, 1);
+        QVERIFY2(contains(again.err, "already exists") && contains(again.err, file), again.err.c_str());
+        QCOMPARE(readAll(file), before);
+        QCOMPARE(runVerb({"demo"}).code, 2);
+    }
+
+    void runRecordsOneNamedRun() {
+        const std::string file = path("run.allocscope");
+        const CliResult r = runVerb({"run", "random-mix", "--param", "events=3000", "--seed", "5", "--config",
+                                 "expandable_segments:True", "--memory-fraction", "0.5", "--gpu", "24gb", "--db", file});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(contains(r.out, "run 1: random-mix · expandable_segments:True\n"), r.out.c_str());
+        storage::SessionReader reader(file);
+        const storage::RunRow run = reader.run(1);
+        QCOMPARE(run.status, storage::RunStatus::Complete);
+        QCOMPARE(run.info.sourceKind, std::string("demo"));
+        QVERIFY2(contains(run.info.source, "random-mix (") && contains(run.info.source, "events=3000") &&
+                     contains(run.info.source, "seed 5"),
+                 run.info.source.c_str());
+        QCOMPARE(run.info.config, std::string("expandable_segments:True"));
+        QCOMPARE(run.info.gpu, std::string("24gb"));
+        QCOMPARE(run.info.totalMemory, std::uint64_t(25393692672ull));
+        QCOMPARE(run.info.memoryFraction, 0.5);
+        // A second run goes into the same session as run 2.
+        const CliResult second = runVerb({"run", "fragmentation-101", "--db", file});
+        QCOMPARE(second.code, 0);
+        QVERIFY2(contains(second.out, "run 2: fragmentation-101 · default\n"), second.out.c_str());
+    }
+
+    void anOomIsARecordedResult() {
+        const std::string file = path("oom.allocscope");
+        const CliResult r = runVerb({"run", "oom-with-free-memory", "--db", file});
+        QCOMPARE(r.code, 0);
+        storage::SessionReader reader(file);
+        QCOMPARE(reader.run(1).summary->numOoms, std::int64_t(1));
+    }
+
+    void asyncAloneRecordsNothing() {
+        const std::string file = path("async.allocscope");
+        const CliResult r = runVerb({"run", "fragmentation-101", "--config", "backend:cudaMallocAsync", "--db", file});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(contains(r.err, "not recorded"), r.err.c_str());
+        QVERIFY(!std::filesystem::exists(file));
+    }
+
+    void compareRecordsEveryNativeConfigInOrder() {
+        const std::string file = path("compare.allocscope");
+        const CliResult r = runVerb({"compare", "fragmentation-101", "--config", "", "--config", "max_split_size_mb:128", "--config",
+                                 "backend:cudaMallocAsync", "--config", "expandable_segments:True", "--json", "--db", file});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.rfind("{", 0) == 0);  // stdout keeps the JSON alone
+        QVERIFY2(contains(r.err, "run 1: fragmentation-101 · default\nrun 2: fragmentation-101 · max_split_size_mb:128\n"
+                                 "run 3: fragmentation-101 · expandable_segments:True\n"),
+                 r.err.c_str());
+        storage::SessionReader reader(file);
+        const auto runs = reader.runs();
+        QCOMPARE(runs.size(), std::size_t(3));
+        QCOMPARE(runs[1].info.config, std::string("max_split_size_mb:128"));
+        QCOMPARE(runs[0].summary->opCount, runs[2].summary->opCount);
+    }
+
+    void compareOfATraceRecordsItsProgram() {
+        const std::string file = path("compare-trace.allocscope");
+        const CliResult r = runVerb({"compare", trace("frag101__default.pickle"), "--config", "", "--db", file});
+        QCOMPARE(r.code, 0);
+        storage::SessionReader reader(file);
+        const storage::RunRow run = reader.run(1);
+        QCOMPARE(run.info.sourceKind, std::string("snapshot"));
+        QCOMPARE(run.info.name, std::string("frag101__default.pickle · default"));
+    }
+
+    void recommendRecordsItsGrid() {
+        const std::string file = path("recommend.allocscope");
+        const CliResult r = runVerb({"recommend", "oom-with-free-memory", "--no-gpu-search", "--db", file});
+        QCOMPARE(r.code, 0);
+        storage::SessionReader reader(file);
+        const auto runs = reader.runs();
+        // expandable x max_split_size x roundup: 12 native configs (async is not recorded).
+        QCOMPARE(runs.size(), std::size_t(12));
+        QCOMPARE(runs[0].info.name, std::string("oom-with-free-memory · default"));
+        QCOMPARE(runs[0].summary->numOoms, std::int64_t(1));
+        bool expandableWithoutOom = false;
+        for (const auto& run : runs) {
+            QVERIFY2(contains(r.out, "run " + std::to_string(run.number) + ": " + run.info.name + "\n"), r.out.c_str());
+            if (run.info.config == "expandable_segments:True") expandableWithoutOom = run.summary->numOoms == 0;
+        }
+        QVERIFY(expandableWithoutOom);
+    }
+
+    void replayRecordsExactAndWhatIfRuns() {
+        const std::string file = path("replay.allocscope");
+        const CliResult exact = runVerb({"replay", trace("train_gpt__default.pickle"), "--db", file});
+        QCOMPARE(exact.code, 0);
+        QVERIFY2(contains(exact.out, "run 1: train_gpt__default.pickle\n"), exact.out.c_str());
+        const CliResult whatIf = runVerb({"replay", trace("train_gpt__default.pickle"), "--config", "expandable_segments:True",
+                                      "--stats-json", "-", "--db", file});
+        QCOMPARE(whatIf.code, 0);
+        QVERIFY2(contains(whatIf.err, "run 2: train_gpt__default.pickle · expandable_segments:True\n"), whatIf.err.c_str());
+        storage::SessionReader reader(file);
+        const storage::RunRow one = reader.run(1);
+        QCOMPARE(one.divergence, std::string());
+        QCOMPARE(one.info.sourceKind, std::string("snapshot"));
+        const storage::RunRow two = reader.run(2);
+        QCOMPARE(two.info.config, std::string("expandable_segments:True"));
+        // The recorded what-if is the replay that was reported.
+        QVERIFY2(contains(whatIf.out, "\"reserved_bytes.all.peak\": " + std::to_string(two.summary->peakReserved)),
+                 whatIf.out.substr(0, 400).c_str());
+    }
+
+    void notASessionIsRefusedAndLeftAlone() {
+        const std::string file = path("notes.txt");
+        {
+            std::ofstream out(file);
+            out << "my notes, not a session\n";
+        }
+        const std::string before = readAll(file);
+        const CliResult r = runVerb({"run", "fragmentation-101", "--db", file});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.rfind("allocscope-cli: ", 0) == 0 && contains(r.err, "not an AllocScope session") && contains(r.err, file),
+                 r.err.c_str());
+        QCOMPARE(readAll(file), before);
+        QCOMPARE(runVerb({"run", "fragmentation-101", "--db"}).code, 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliRecording)
+#include "TestCliRecording.moc"
