@@ -141,10 +141,15 @@ LessonResult LessonRunner::run(const Lesson& lesson, const Progress& progress, c
     base.memoryFraction = p.memoryFraction;
 
     std::optional<alloc::RecordedTrace> trace;
-    std::optional<alloc::Program> traceProgram;  // the trace's ops, for the async backend's model
+    alloc::Program traceProgram;  // the trace's ops, for the async backend's model
+    std::vector<std::size_t> emptyCacheSteps;
     if (p.kind == LessonProgram::Kind::Trace) {
         report("reading " + p.trace);
         trace = importTrace(p);
+        // The recorded setup (recorded config, the lesson's memory fraction), replayed exactly once
+        // to learn the program's explicit empty_cache() calls; every other setup reuses them.
+        const TraceRunDevice recordedDevice{base.totalMemory, base.otherMemory, base.memoryFraction};
+        TraceRun::run(*trace, TraceRun::recordedConfig(*trace), recordedDevice, std::nullopt, nullptr, traceProgram, &emptyCacheSteps);
         ++done;
     }
     for (const LessonRun& spec : lesson.runs) {
@@ -185,18 +190,11 @@ LessonResult LessonRunner::run(const Lesson& lesson, const Progress& progress, c
             AnchorSink anchors(run.anchors, run.program.ops.size());
             if (p.kind == LessonProgram::Kind::Trace && parsed.config.backend == alloc::Backend::Native) {
                 const TraceRunDevice replayDevice{device.totalMemory, device.otherMemory, device.memoryFraction};
-                run.metrics = TraceRun::run(*trace, parsed.config, replayDevice, &anchors, run.program);
+                run.metrics = TraceRun::run(*trace, parsed.config, replayDevice, emptyCacheSteps, &anchors, run.program);
                 run.metrics.label = spec.label;
             } else {
-                if (p.kind == LessonProgram::Kind::Trace) {
-                    // The async backend has no segments to replay into: its model runs the trace's ops.
-                    if (!traceProgram) {
-                        traceProgram.emplace();
-                        const TraceRunDevice replayDevice{device.totalMemory, device.otherMemory, p.memoryFraction};
-                        TraceRun::run(*trace, TraceRun::recordedConfig(*trace), replayDevice, nullptr, *traceProgram);
-                    }
-                    run.program = *traceProgram;
-                }
+                // The async backend has no segments to replay into: its model runs the trace's ops.
+                if (p.kind == LessonProgram::Kind::Trace) run.program = traceProgram;
                 alloc::CompareOptions options;
                 options.sink = &anchors;
                 options.timelinePoints = 200;

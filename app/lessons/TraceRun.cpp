@@ -64,7 +64,8 @@ alloc::AllocatorConfig TraceRun::recordedConfig(const alloc::RecordedTrace& trac
 }
 
 alloc::RunMetrics TraceRun::run(const alloc::RecordedTrace& trace, const alloc::AllocatorConfig& config,
-                                const TraceRunDevice& device, alloc::EventSink* sink, alloc::Program& program) {
+                                const TraceRunDevice& device, const std::optional<std::vector<std::size_t>>& emptyCacheSteps,
+                                alloc::EventSink* sink, alloc::Program& program, std::vector<std::size_t>* inferred) {
     ReplayMetricsSink counter;
     alloc::TeeSink tee;
     tee.add(&counter);
@@ -76,6 +77,7 @@ alloc::RunMetrics TraceRun::run(const alloc::RecordedTrace& trace, const alloc::
     options.otherMemory = device.otherMemory;
     options.continueAfterOom = true;
     options.sink = &tee;
+    options.emptyCacheSteps = emptyCacheSteps;
     const alloc::AllocatorConfig recorded = recordedConfig(trace);
     const auto model = std::make_unique<alloc::DriverPlacementModel>(trace);
     alloc::ReplayResult result;
@@ -110,6 +112,7 @@ alloc::RunMetrics TraceRun::run(const alloc::RecordedTrace& trace, const alloc::
     if (!m.ooms.empty() && result.unexpectedOomOp) m.ooms.front().message = result.unexpectedOomMessage;
     m.stats = s;
     program = result.program;
+    if (inferred != nullptr) *inferred = result.emptyCacheSteps;
     return m;
 }
 

@@ -7,6 +7,7 @@
 // the fragmentation at the peak (the replay keeps no layout there: atPeak stays empty).
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "allocator/compare/RunMetrics.h"
 #include "allocator/config/AllocatorConfig.h"
@@ -27,9 +28,13 @@ public:
     // The recorded config of the trace (PyTorch's defaults when none or unreadable).
     static alloc::AllocatorConfig recordedConfig(const alloc::RecordedTrace& trace);
     // Native backend only. `program` receives the ops the replay applied; `sink` (may be null)
-    // every event.
+    // every event. `emptyCacheSteps`: the program's explicit empty_cache() calls, as the exact
+    // replay of the recorded setup inferred them (`inferred` receives them); nullopt = infer them
+    // here, which is only right under the recorded config and memory fraction: elsewhere the
+    // inference would add empty_cache() calls to imitate the recorded run's retries.
     static alloc::RunMetrics run(const alloc::RecordedTrace& trace, const alloc::AllocatorConfig& config,
-                                 const TraceRunDevice& device, alloc::EventSink* sink, alloc::Program& program);
+                                 const TraceRunDevice& device, const std::optional<std::vector<std::size_t>>& emptyCacheSteps,
+                                 alloc::EventSink* sink, alloc::Program& program, std::vector<std::size_t>* inferred = nullptr);
 };
 
 }  // namespace allocscope::app
