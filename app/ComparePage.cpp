@@ -332,11 +332,11 @@ bool ComparePage::exportTableCsv(const QString& path, QString* error) const {
     return true;
 }
 
-bool ComparePage::exportPng(const QString& path, QString* error) const {
+bool ComparePage::exportChartsPng(const QString& path, QString* error) const {
     return views::ExportHelpers::exportPng(widget_->tabs()->currentWidget(), path, error);
 }
 
-bool ComparePage::exportSvg(const QString& path, QString* error) const {
+bool ComparePage::exportChartsSvg(const QString& path, QString* error) const {
     return views::ExportHelpers::exportSvg(widget_->tabs()->currentWidget(), path, tr("AllocScope comparison"), error);
 }
 

@@ -57,8 +57,8 @@ public:
     // File ▸ Export hooks: false + *error (a sentence naming the file) on failure.
     bool exportTableCsv(const QString& path, QString* error = nullptr) const;
     // The Compare tab's current page (bar charts, table, or timeline and maps).
-    bool exportPng(const QString& path, QString* error = nullptr) const;
-    bool exportSvg(const QString& path, QString* error = nullptr) const;
+    bool exportChartsPng(const QString& path, QString* error = nullptr) const;
+    bool exportChartsSvg(const QString& path, QString* error = nullptr) const;
 
 signals:
     void runsRecorded(const QList<int>& runs);
