@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "allocator/compare/CompareReport.h"
+#include "app/lessons/LessonError.h"
 #include "app/lessons/LessonMetrics.h"
 #include "app/lessons/VerdictRule.h"
 
@@ -127,8 +128,13 @@ std::string LessonReport::json(const LessonResult& result) {
         bool first = true;
         for (const std::string& m : metrics) {
             if (!r.ran && m.rfind("config", 0) != 0) continue;
-            const MetricValue v = LessonMetrics::value(m, r);
-            out << (first ? "" : ",") << q(m) << ":" << (v.isText ? q(v.text) : number(v.number));
+            out << (first ? "" : ",") << q(m) << ":";
+            try {
+                const MetricValue v = LessonMetrics::value(m, r);
+                out << (v.isText ? q(v.text) : number(v.number));
+            } catch (const LessonError&) {
+                out << "null";  // not measured for this run (e.g. no layout at a replay's peak)
+            }
             first = false;
         }
         out << "},\"pytorch_message\":" << q(r.pytorchMessage);
