@@ -1,16 +1,58 @@
 #include "app/MainWindow.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
+#include <QSlider>
+#include <QSplitter>
+#include <QStackedWidget>
 #include <QStatusBar>
+#include <QTabWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include "allocator/config/ConfigParser.h"
+#include "allocator/device/GpuPresets.h"
+#include "allocator/workloads/WorkloadRegistry.h"
+#include "app/BackgroundJob.h"
+#include "app/ComparePage.h"
+#include "app/ExperimentPanel.h"
+#include "app/FormAdapters.h"
+#include "app/SessionDocument.h"
+#include "app/ViewDataAdapters.h"
+#include "storage/formats/FormatError.h"
+#include "storage/formats/PickleWriter.h"
+#include "storage/session/ProgramRecording.h"
+#include "storage/session/SessionError.h"
+#include "storage/session/SessionExport.h"
+#include "storage/session/SessionReader.h"
+#include "views/theme/ThemePalette.h"
+#include "views/util/Formatting.h"
+#include "views/widgets/BlockInspectorWidget.h"
+#include "views/widgets/EventScrubber.h"
+#include "views/widgets/ExportHelpers.h"
+#include "views/widgets/HeatmapWidget.h"
+#include "views/widgets/MemorySummaryView.h"
+#include "views/widgets/RunListModel.h"
+#include "views/widgets/RunListWidget.h"
+#include "views/widgets/SegmentMapWidget.h"
+#include "views/charts/TimelineChartView.h"
 
 namespace allocscope::app {
 namespace {
@@ -18,47 +60,260 @@ constexpr int kMaxRecentFiles = 10;
 const char* const kRecentKey = "recentFiles";
 const char* const kGeometryKey = "mainWindow/geometry";
 const char* const kStateKey = "mainWindow/state";
+const char* const kThemeKey = "view/theme";
+// After the scrubber is released the exact state is asked for once this much later, so a
+// release right after a last drag step does not load two states.
+constexpr int kSettleMs = 40;
+
+bool looksLikeSession(const QString& path) {
+    if (path.endsWith(QLatin1String(".allocscope"), Qt::CaseInsensitive)) return true;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) return false;
+    return file.read(16) == QByteArray("SQLite format 3\0", 16);
+}
+
+QString where(const storage::SessionError& e) {
+    return e.where().empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(e.where()));
+}
+
+QString themeName(views::ThemeChoice choice) {
+    switch (choice) {
+        case views::ThemeChoice::Light: return QStringLiteral("light");
+        case views::ThemeChoice::Dark: return QStringLiteral("dark");
+        case views::ThemeChoice::System: return QStringLiteral("system");
+    }
+    return QStringLiteral("system");
+}
 }  // namespace
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), service_(new RunStateService(this)) {
     setWindowTitle(QStringLiteral("AllocScope"));
     setWindowIcon(QIcon(QStringLiteral(":/allocscope/icons/allocscope.svg")));
-    placeholder_ = new QLabel(
-        tr("<h2>AllocScope</h2><p>A lab for the PyTorch CUDA caching allocator.</p>"
-           "<p>Open a session, a PyTorch memory snapshot or an RMM CSV log with "
-           "<b>File ▸ Open…</b> (Ctrl+O).</p>"),
-        this);
-    placeholder_->setAlignment(Qt::AlignCenter);
-    placeholder_->setWordWrap(true);
-    setCentralWidget(placeholder_);
+    setAcceptDrops(true);
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
+    buildCentre();
+    buildDocks();
     createMenus();
+
+    progress_ = new QProgressBar(this);
+    progress_->setMaximumWidth(200);
+    progress_->setRange(0, 100);
+    progress_->setToolTip(tr("Progress of the running job"));
+    progress_->hide();
+    cancel_ = new QPushButton(tr("Cancel"), this);
+    cancel_->setToolTip(tr("Stop the running job (what was recorded so far is kept, marked interrupted)"));
+    cancel_->hide();
+    connect(cancel_, &QPushButton::clicked, this, &MainWindow::cancelJobs);
+    statusBar()->addPermanentWidget(progress_);
+    statusBar()->addPermanentWidget(cancel_);
     statusBar()->showMessage(tr("Ready"));
+
+    settleTimer_ = new QTimer(this);
+    settleTimer_->setSingleShot(true);
+    settleTimer_->setInterval(kSettleMs);
+    connect(settleTimer_, &QTimer::timeout, this, [this] { service_->requestState(scrubber_->currentEvent(), false); });
+
+    connect(service_, &RunStateService::overviewReady, this, &MainWindow::onOverview);
+    connect(service_, &RunStateService::stateReady, this, &MainWindow::onState);
+    connect(service_, &RunStateService::markersReady, this, [this](int run, const std::vector<views::TimelineMarker>& markers) {
+        if (run != service_->run()) return;
+        timelineData_.markers = markers;
+        timeline_->setData(timelineData_);
+        timeline_->setCurrentEvent(scrubber_->currentEvent());
+    });
+    connect(service_, &RunStateService::blockReady, this, [this](const views::BlockInspectorData& block) {
+        if (hasSelectedBlock_ && block.address == selectedBlock_) inspector_->setData(block);
+    });
+    connect(service_, &RunStateService::opStepResolved, scrubber_, &views::EventScrubber::setCurrentEvent);
+    connect(service_, &RunStateService::failed, this, [this](const QString& message) {
+        statusBar()->showMessage(tr("Could not read the session: %1").arg(message));
+    });
 
     QSettings settings;
     if (!restoreGeometry(settings.value(kGeometryKey).toByteArray())) resize(1280, 720);
     restoreState(settings.value(kStateKey).toByteArray());
+    const QString theme = settings.value(kThemeKey, QStringLiteral("system")).toString();
+    const views::ThemeChoice choice = theme == QLatin1String("light") ? views::ThemeChoice::Light
+                                      : theme == QLatin1String("dark") ? views::ThemeChoice::Dark
+                                                                       : views::ThemeChoice::System;
+    if (choice != views::ThemeChoice::System) setTheme(choice);
+    updateActions();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+    for (BackgroundJob* job : jobs_) job->cancel();
+    qDeleteAll(jobs_);  // each waits for its thread
+    jobs_.clear();
+    delete compare_;  // before the document whose writer it may use
+    compare_ = nullptr;
+    service_->close();
+}
+
+// ---- layout ----
+
+void MainWindow::buildCentre() {
+    auto* centre = new QWidget(this);
+    auto* layout = new QVBoxLayout(centre);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    tabs_ = new QTabWidget(centre);
+    tabs_->setDocumentMode(true);
+    segmentMap_ = new views::SegmentMapWidget(tabs_);
+    heatmap_ = new views::HeatmapWidget(tabs_);
+    timeline_ = new views::TimelineChartView(tabs_);
+    compare_ = new ComparePage(tabs_);
+    tabs_->addTab(segmentMap_, tr("&Segments"));
+    tabs_->addTab(heatmap_, tr("&Heatmap"));
+    tabs_->addTab(timeline_, tr("&Timeline"));
+    tabs_->addTab(compare_, tr("C&ompare"));
+    tabs_->setTabToolTip(0, tr("Every reserved segment a row, blocks coloured by state, at the current event (Ctrl+1)"));
+    tabs_->setTabToolTip(1, tr("Time × address: where memory was allocated, cached or unreserved over the run (Ctrl+2)"));
+    tabs_->setTabToolTip(2, tr("Allocated, reserved, active and requested memory over the run (Ctrl+3)"));
+    tabs_->setTabToolTip(3, tr("Runs of one program under several configs, side by side (Ctrl+4)"));
+    segmentMap_->setToolTip(tr("Click a block (or use the arrow keys) to inspect it; Ctrl+wheel or +/- zooms"));
+    heatmap_->setToolTip(tr("Click or drag to move the scrubber to that time"));
+    timeline_->setToolTip(tr("Click or drag to move the scrubber; markers show OOMs, retries, garbage collection and empty_cache"));
+    emptyHint_ = new QLabel(
+        tr("<h2>AllocScope</h2><p>A lab for the PyTorch CUDA caching allocator.</p>"
+           "<p>Open a session, a PyTorch memory snapshot or an RMM CSV log with <b>File ▸ Open…</b> (Ctrl+O),<br>"
+           "drop one here, or pick a workload on the left and press <b>Run</b>.</p>"),
+        centre);
+    emptyHint_->setAlignment(Qt::AlignCenter);
+    emptyHint_->setWordWrap(true);
+    layout->addWidget(emptyHint_, 1);
+    layout->addWidget(tabs_, 1);
+    scrubber_ = new views::EventScrubber(centre);
+    layout->addWidget(scrubber_);
+    setCentralWidget(centre);
+    tabs_->hide();
+
+    connect(scrubber_, &views::EventScrubber::eventChanged, this, &MainWindow::onScrub);
+    connect(scrubber_, &views::EventScrubber::dragFinished, this, [this] { settleTimer_->start(); });
+    connect(scrubber_, &views::EventScrubber::opStepRequested, this,
+            [this](int direction) { service_->requestOpStep(scrubber_->currentEvent(), direction); });
+    connect(heatmap_, &views::HeatmapWidget::eventRequested, scrubber_, &views::EventScrubber::setCurrentEvent);
+    connect(timeline_, &views::TimelineChartView::eventRequested, scrubber_, &views::EventScrubber::setCurrentEvent);
+    connect(segmentMap_, &views::SegmentMapWidget::blockSelected, this, &MainWindow::onBlockSelected);
+    connect(segmentMap_, &views::SegmentMapWidget::selectionCleared, this, [this] {
+        hasSelectedBlock_ = false;
+        inspector_->clear();
+    });
+    connect(compare_, &ComparePage::runsRecorded, this, [this](const QList<int>&) { refreshRuns(); });
+    connect(compare_, &ComparePage::statusMessage, this, [this](const QString& text) { statusBar()->showMessage(text); });
+    connect(compare_, &ComparePage::busyChanged, this, [this](bool busy) {
+        panel_->setBusy(busy || !jobs_.isEmpty());
+        if (!busy && doc_) doc_->flush();
+    });
+}
+
+void MainWindow::buildDocks() {
+    auto* left = new QDockWidget(tr("Runs"), this);
+    left->setObjectName(QStringLiteral("runsDock"));
+    auto* split = new QSplitter(Qt::Vertical, left);
+    runList_ = new views::RunListWidget(split);
+    panel_ = new ExperimentPanel;
+    auto* scroll = new QScrollArea(split);
+    scroll->setWidget(panel_);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    split->addWidget(runList_);
+    split->addWidget(scroll);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 3);
+    left->setWidget(split);
+    left->setMinimumWidth(330);
+    addDockWidget(Qt::LeftDockWidgetArea, left);
+
+    auto* inspectorDock = new QDockWidget(tr("Inspector"), this);
+    inspectorDock->setObjectName(QStringLiteral("inspectorDock"));
+    inspector_ = new views::BlockInspectorWidget(inspectorDock);
+    inspectorDock->setWidget(inspector_);
+    addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
+
+    auto* summaryDock = new QDockWidget(tr("Memory summary"), this);
+    summaryDock->setObjectName(QStringLiteral("summaryDock"));
+    summary_ = new views::MemorySummaryView(summaryDock);
+    summaryDock->setWidget(summary_);
+    addDockWidget(Qt::RightDockWidgetArea, summaryDock);
+    resizeDocks({left, inspectorDock}, {360, 330}, Qt::Horizontal);
+
+    connect(runList_, &views::RunListWidget::runSelected, this, &MainWindow::onRunSelected);
+    connect(panel_, &ExperimentPanel::runRequested, this, &MainWindow::runExperiment);
+    connect(panel_, &ExperimentPanel::compareRequested, this, &MainWindow::compareExperiment);
+    connect(inspector_, &views::BlockInspectorWidget::eventRequested, scrubber_, &views::EventScrubber::setCurrentEvent);
+}
 
 void MainWindow::createMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* newAction = file->addAction(tr("&New Session"), this, [this] { newSession(); });
+    newAction->setShortcut(QKeySequence::New);
+    newAction->setToolTip(tr("Start an empty temporary session (Save As keeps it)"));
     QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::showOpenDialog);
     open->setShortcut(QKeySequence::Open);
     open->setToolTip(tr("Open a session file, a PyTorch memory snapshot or an RMM CSV log"));
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
+    saveAsAction_ = file->addAction(tr("Save &As…"), this, &MainWindow::showSaveAsDialog);
+    saveAsAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+    saveAsAction_->setToolTip(tr("Save a copy of the session and continue in it"));
+    exportMenu_ = file->addMenu(tr("&Export"));
+    exportMenu_->setToolTipsVisible(true);
+    exportMenu_->addAction(tr("Current View as &PNG…"), this, [this] { showExportDialog(QStringLiteral("png")); })
+        ->setToolTip(tr("The view in front (segment map, heatmap, timeline or comparison) as an image"));
+    exportMenu_->addAction(tr("Current View as &SVG…"), this, [this] { showExportDialog(QStringLiteral("svg")); })
+        ->setToolTip(tr("The view in front as a vector drawing"));
+    exportMenu_->addAction(tr("&Timeline as CSV…"), this, [this] { showExportDialog(QStringLiteral("timeline")); })
+        ->setToolTip(tr("The selected run's timeline buckets (min and max of each series)"));
+    exportMenu_->addAction(tr("&Run Table as CSV…"), this, [this] { showExportDialog(QStringLiteral("runs")); })
+        ->setToolTip(tr("The run list with peak reserved and OOMs"));
+    exportMenu_->addAction(tr("Run as Snapshot &Pickle…"), this, [this] { showExportDialog(QStringLiteral("pickle")); })
+        ->setToolTip(tr("The selected run as a PyTorch memory snapshot (state at its last event + its trace)"));
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    const QStringList names{tr("&Segments"), tr("&Heatmap"), tr("&Timeline"), tr("&Compare")};
+    for (int i = 0; i < names.size(); ++i) {
+        QAction* a = view->addAction(names[i], this, [this, i] {
+            tabs_->setCurrentIndex(i);
+            tabs_->currentWidget()->setFocus();
+        });
+        a->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
+    }
+    QAction* focusScrubber = view->addAction(tr("Event &Scrubber"), this, [this] { scrubber_->slider()->setFocus(); });
+    focusScrubber->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    view->addSeparator();
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+    view->addSeparator();
+    QMenu* theme = view->addMenu(tr("T&heme"));
+    themeGroup_ = new QActionGroup(this);
+    const std::pair<QString, views::ThemeChoice> themes[] = {
+        {tr("&Light"), views::ThemeChoice::Light}, {tr("&Dark"), views::ThemeChoice::Dark}, {tr("&System"), views::ThemeChoice::System}};
+    const QString current = QSettings().value(kThemeKey, QStringLiteral("system")).toString();
+    for (const auto& [label, choice] : themes) {
+        QAction* a = theme->addAction(label);
+        a->setCheckable(true);
+        a->setData(themeName(choice));
+        a->setChecked(themeName(choice) == current);
+        themeGroup_->addAction(a);
+        const views::ThemeChoice c = choice;
+        connect(a, &QAction::triggered, this, [this, c] { setTheme(c); });
+    }
+
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    lessonsAction_ = help->addAction(tr("&Lessons…"));
+    lessonsAction_->setToolTip(tr("Guided lessons: why memory fragments, and what each setting changes"));
+    lessonsAction_->setShortcut(QKeySequence(Qt::Key_F1));
     help->addAction(tr("&About AllocScope"), this, &MainWindow::showAbout);
 }
 
-QStringList MainWindow::recentFiles() const {
-    return QSettings().value(kRecentKey).toStringList();
-}
+// ---- files ----
+
+QStringList MainWindow::recentFiles() const { return QSettings().value(kRecentKey).toStringList(); }
+QString MainWindow::currentFile() const { return doc_ ? doc_->path() : QString(); }
+bool MainWindow::isBusy() const { return !jobs_.isEmpty() || compare_->isBusy(); }
+bool MainWindow::isSessionTemporary() const { return doc_ && doc_->isTemporary(); }
 
 void MainWindow::addRecentFile(const QString& path) {
     QStringList files = recentFiles();
@@ -74,8 +329,7 @@ void MainWindow::rebuildRecentMenu() {
     recentMenu_->clear();
     const QStringList files = recentFiles();
     for (int i = 0; i < files.size(); ++i) {
-        QAction* action = recentMenu_->addAction(
-            QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(files[i]).fileName()));
+        QAction* action = recentMenu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(files[i]).fileName()));
         action->setToolTip(files[i]);
         const QString path = files[i];
         connect(action, &QAction::triggered, this, [this, path] { openFile(path); });
@@ -84,44 +338,612 @@ void MainWindow::rebuildRecentMenu() {
 }
 
 void MainWindow::showOpenDialog() {
-    const QString path = QFileDialog::getOpenFileName(
+    const QStringList paths = QFileDialog::getOpenFileNames(
         this, tr("Open"), QString(),
         tr("All supported (*.allocscope *.pickle *.pkl *.json *.csv);;Sessions (*.allocscope);;"
            "PyTorch snapshots (*.pickle *.pkl *.json);;RMM CSV logs (*.csv);;All files (*)"));
-    if (!path.isEmpty()) openFile(path);
+    if (!paths.isEmpty()) openFiles(paths);
+}
+
+void MainWindow::error(const QString& title, const QString& message) {
+    statusBar()->showMessage(message);
+    QMessageBox::warning(this, title, message);
 }
 
 bool MainWindow::openFile(const QString& path) {
-    const QFileInfo info(path);
-    if (!info.exists() || !info.isFile() || !info.isReadable()) {
-        const QString why = !info.exists() ? tr("the file does not exist")
-                            : !info.isFile() ? tr("it is not a regular file")
-                                             : tr("it cannot be read (permission denied)");
-        QMessageBox::warning(this, tr("Cannot open file"),
-                             tr("AllocScope cannot open\n%1\nbecause %2.").arg(path, why));
-        statusBar()->showMessage(tr("Could not open %1").arg(path));
-        return false;
+    openFiles({path});
+    return doc_ && (QFileInfo(doc_->path()) == QFileInfo(path) || isBusy());
+}
+
+void MainWindow::openFiles(const QStringList& paths) {
+    QStringList traces;
+    for (const QString& path : paths) {
+        const QFileInfo info(path);
+        if (!info.exists() || !info.isFile() || !info.isReadable()) {
+            const QString why = !info.exists() ? tr("the file does not exist")
+                                : !info.isFile() ? tr("it is not a regular file")
+                                                 : tr("it cannot be read (permission denied)");
+            error(tr("Cannot open file"), tr("AllocScope cannot open\n%1\nbecause %2.").arg(path, why));
+            continue;
+        }
+        if (!looksLikeSession(path)) {
+            traces << info.absoluteFilePath();
+            continue;
+        }
+        try {
+            std::unique_ptr<SessionDocument> doc = SessionDocument::open(path);
+            if (replaceDocument(std::move(doc))) {
+                addRecentFile(path);
+                statusBar()->showMessage(tr("Opened %1").arg(info.absoluteFilePath()));
+            }
+        } catch (const storage::SessionError& e) {
+            error(tr("Cannot open session"),
+                  tr("AllocScope cannot open the session\n%1\n\n%2%3").arg(path, QString::fromStdString(e.problem()), where(e)));
+        }
     }
-    currentFile_ = info.absoluteFilePath();
-    addRecentFile(currentFile_);
-    setWindowTitle(QStringLiteral("%1 — AllocScope").arg(info.fileName()));
-    statusBar()->showMessage(tr("Opened %1").arg(currentFile_));
+    if (!traces.isEmpty()) importTraces(traces);
+}
+
+bool MainWindow::openSessionFile(const QString& path) {
+    openFiles({path});
+    return doc_ && QFileInfo(doc_->path()) == QFileInfo(path);
+}
+
+bool MainWindow::replaceDocument(std::unique_ptr<SessionDocument> doc) {
+    cancelJobs();
+    if (compare_->isBusy()) compare_->cancel();
+    for (BackgroundJob* job : jobs_) job->wait();
+    qDeleteAll(jobs_);
+    jobs_.clear();
+    compare_->setSession(doc ? doc->path() : QString(), nullptr);
+    service_->close();
+    doc_ = std::move(doc);
+    hasSelectedBlock_ = false;
+    inspector_->clear();
+    frame_ = RunStateFrame{};
+    runList_->setRuns({});
+    segmentMap_->setData({});
+    heatmap_->setData({});
+    timelineData_ = {};
+    timeline_->setData({});
+    scrubber_->setEventCount(0);
+    summary_->setData({});
+    pendingRun_ = -1;
+    updateTitle();
+    updateActions();
+    if (doc_) refreshRuns();
     return true;
 }
 
+bool MainWindow::newSession() {
+    try {
+        return replaceDocument(SessionDocument::createTemporary());
+    } catch (const storage::SessionError& e) {
+        error(tr("Cannot create a session"), tr("A new session could not be created: %1%2").arg(QString::fromStdString(e.problem()), where(e)));
+        return false;
+    }
+}
+
+bool MainWindow::ensureWritableDocument() {
+    if (!doc_) return newSession();
+    try {
+        doc_->writer();
+        compare_->setSession(doc_->path(), doc_->writerIfOpen());
+        return true;
+    } catch (const storage::SessionError& e) {
+        error(tr("Cannot record into the session"),
+              tr("The session cannot be written: %1%2").arg(QString::fromStdString(e.problem()), where(e)));
+        return false;
+    }
+}
+
+void MainWindow::importTraces(const QStringList& paths) {
+    try {
+        const QString base = QFileInfo(paths.first()).completeBaseName();
+        replaceDocument(SessionDocument::createTemporary(base));
+    } catch (const storage::SessionError& e) {
+        error(tr("Cannot import"), tr("A temporary session could not be created: %1%2").arg(QString::fromStdString(e.problem()), where(e)));
+        return;
+    }
+    storage::SessionWriter* writer = &doc_->writer();
+    const std::string gpu(alloc::kDefaultGpuPreset);
+    auto* job = new BackgroundJob(
+        tr("Importing %1").arg(QFileInfo(paths.first()).fileName()),
+        [this, writer, paths, gpu](BackgroundJob& self) {
+            QStringList diverged;
+            for (int i = 0; i < paths.size() && !self.isCancelled(); ++i) {
+                storage::ImportTarget target;
+                target.gpuName = gpu;
+                std::vector<storage::ImportedRun> runs;
+                try {
+                    runs = storage::importTraceFile(*writer, paths[i].toStdString(), target, [&self, i, &paths](std::uint64_t done, std::uint64_t total) {
+                        self.reportProgress(static_cast<quint64>(i) * 1000 + (total ? done * 1000 / total : 0), static_cast<quint64>(paths.size()) * 1000);
+                        return !self.isCancelled();
+                    });
+                } catch (const formats::FormatError& e) {
+                    throw std::runtime_error(QStringLiteral("%1: %2 (%3)").arg(paths[i], QString::fromStdString(e.problem()), QString::fromStdString(e.location())).toStdString());
+                } catch (const storage::SessionError& e) {
+                    throw std::runtime_error(QStringLiteral("%1: %2%3").arg(paths[i], QString::fromStdString(e.problem()), where(e)).toStdString());
+                } catch (const std::exception& e) {
+                    throw std::runtime_error(QStringLiteral("%1: %2").arg(paths[i], QString::fromUtf8(e.what())).toStdString());
+                }
+                for (const storage::ImportedRun& run : runs) {
+                    if (!run.divergence.empty()) diverged << tr("run %1: %2").arg(run.runNumber).arg(QString::fromStdString(run.divergence));
+                }
+            }
+            writer->flush();
+            self.deliver([this, diverged] {
+                if (!diverged.isEmpty()) {
+                    statusBar()->showMessage(tr("Imported; the replay differed from the recording (%1)").arg(diverged.join(QStringLiteral("; "))));
+                }
+            });
+        },
+        this);
+    startJob(job, tr("Imported %1 (a temporary session: File ▸ Save As keeps it)").arg(paths.join(QStringLiteral(", "))));
+}
+
+void MainWindow::startJob(BackgroundJob* job, const QString& doneMessage) {
+    jobs_.append(job);
+    panel_->setBusy(true);
+    progress_->setValue(0);
+    progress_->show();
+    cancel_->show();
+    statusBar()->showMessage(job->title() + QStringLiteral("…"));
+    connect(job, &BackgroundJob::progress, progress_, &QProgressBar::setValue);
+    auto failedMessage = std::make_shared<QString>();
+    connect(job, &BackgroundJob::failed, this, [failedMessage](const QString& message) { *failedMessage = message; });
+    connect(job, &BackgroundJob::finished, this, [this, job, doneMessage, failedMessage] {
+        jobs_.removeAll(job);
+        const bool cancelled = job->isCancelled();
+        job->deleteLater();
+        if (jobs_.isEmpty()) {
+            progress_->hide();
+            cancel_->hide();
+        }
+        panel_->setBusy(!jobs_.isEmpty() || compare_->isBusy());
+        if (doc_) {
+            try {
+                doc_->flush();
+            } catch (const storage::SessionError&) {
+            }
+        }
+        refreshRuns(pendingRun_);
+        if (!failedMessage->isEmpty()) {
+            error(tr("%1 failed").arg(job->title()), *failedMessage);
+        } else {
+            statusBar()->showMessage(cancelled ? tr("%1: cancelled (what was done is kept)").arg(job->title()) : doneMessage);
+        }
+        emit jobFinished(failedMessage->isEmpty() && !cancelled);
+    });
+    job->start();
+}
+
+void MainWindow::cancelJobs() {
+    for (BackgroundJob* job : jobs_) job->cancel();
+    if (compare_->isBusy()) compare_->cancel();
+}
+
+void MainWindow::refreshRuns(int selectAfter) {
+    if (!doc_) return;
+    if (selectAfter > 0) pendingRun_ = selectAfter;
+    const QString path = doc_->path();
+    auto* job = new BackgroundJob(tr("Reading runs"), [this, path](BackgroundJob& self) {
+        storage::SessionReader reader(path.toStdString(), false);
+        views::RunListData runs = toRunListData(reader.runs());
+        self.deliver([this, path, runs = std::move(runs)]() mutable {
+            if (!doc_ || doc_->path() != path) return;
+            runList_->setRuns(std::move(runs));
+            emit runsChanged();
+            int select = pendingRun_;
+            if (select > 0 && runList_->model()->rowOfRun(select) < 0) select = -1;
+            if (select < 0 && runList_->selectedRun() < 0 && !runList_->model()->runs().empty()) {
+                select = runList_->model()->runs().front().number;
+            }
+            if (select > 0) {
+                pendingRun_ = -1;
+                runList_->selectRun(select);
+            }
+        });
+    }, this);
+    connect(job, &BackgroundJob::failed, this, [this](const QString& message) {
+        statusBar()->showMessage(tr("Could not read the run list: %1").arg(message));
+    });
+    connect(job, &BackgroundJob::finished, job, &QObject::deleteLater);
+    job->start();
+}
+
+void MainWindow::updateTitle() {
+    setWindowTitle(doc_ ? QStringLiteral("%1 — AllocScope").arg(doc_->displayName()) : QStringLiteral("AllocScope"));
+}
+
+void MainWindow::updateActions() {
+    saveAsAction_->setEnabled(doc_ != nullptr);
+    exportMenu_->setEnabled(doc_ != nullptr);
+}
+
+// ---- selection and scrubbing ----
+
+void MainWindow::onRunSelected(int number) {
+    if (!doc_ || number <= 0) return;
+    if (number == service_->run() && service_->isLoadingOverview()) return;
+    hasSelectedBlock_ = false;
+    inspector_->clear();
+    emptyHint_->hide();
+    tabs_->show();
+    statusBar()->showMessage(tr("Loading run %1…").arg(number));
+    service_->openRun(doc_->path(), number);
+}
+
+void MainWindow::onOverview(const RunOverview& overview) {
+    timelineData_ = overview.timeline;
+    timeline_->setData(timelineData_);
+    heatmap_->setData(overview.heatmap);
+    scrubber_->setPhaseStarts(overview.phaseStarts);
+    const qint64 target = pendingEvent_ >= 0 ? pendingEvent_ : overview.eventCount - 1;
+    pendingEvent_ = -1;
+    {
+        // Setting the count moves to the last event; the state request follows below once.
+        const QSignalBlocker block(scrubber_);
+        scrubber_->setEventCount(overview.eventCount);
+        scrubber_->setCurrentEvent(target);
+    }
+    if (overview.eventCount == 0) {
+        segmentMap_->setData({});
+        summary_->setData({});
+        scrubber_->setInfoText(tr("this run has no events"));
+        statusBar()->showMessage(tr("Run %1 has no allocator events").arg(overview.run));
+        return;
+    }
+    heatmap_->setCurrentEvent(scrubber_->currentEvent());
+    timeline_->setCurrentEvent(scrubber_->currentEvent());
+    service_->requestState(scrubber_->currentEvent(), false);
+    statusBar()->showMessage(tr("Run %1: %2 events").arg(overview.run).arg(views::Formatting::count(overview.eventCount)));
+    if (compare_ && doc_) compare_->setCurrentOp(-1);
+}
+
+void MainWindow::onScrub(qint64 event, bool dragging) {
+    heatmap_->setCurrentEvent(event);
+    timeline_->setCurrentEvent(event);
+    if (dragging) {
+        settleTimer_->stop();
+        service_->requestState(event, true);
+    } else if (!scrubber_->isDragging()) {
+        service_->requestState(event, false);
+    }
+}
+
+void MainWindow::onState(const RunStateFrame& frame) {
+    frame_ = frame;
+    segmentMap_->setData(frame.segments);
+    summary_->setData(frame.summary);
+    QString info = tr("op %1 · %2").arg(views::Formatting::count(frame.op), frame.eventText);
+    if (!frame.phase.isEmpty()) info += tr(" · phase %1").arg(frame.phase);
+    if (frame.approximate) info = tr("approximate: keyframe at event %1").arg(views::Formatting::count(frame.shown));
+    scrubber_->setInfoText(info);
+    if (compare_) compare_->setCurrentOp(frame.op);
+    if (hasSelectedBlock_) {
+        if (segmentMap_->selectBlock(selectedBlock_)) {
+            if (!frame.approximate) service_->requestBlock(selectedBlock_, frame.shown);
+        } else {
+            inspector_->clear(tr("The selected block (%1) does not exist at event %2.")
+                                  .arg(views::Formatting::address(selectedBlock_), views::Formatting::count(frame.shown)));
+        }
+    }
+    emit stateShown();
+}
+
+void MainWindow::onBlockSelected(quint64 address) {
+    selectedBlock_ = address;
+    hasSelectedBlock_ = true;
+    service_->requestBlock(address, frame_.shown);
+    if (auto* dock = qobject_cast<QDockWidget*>(inspector_->parentWidget())) dock->raise();
+}
+
+// ---- LessonNavigator ----
+
+void MainWindow::selectRun(int number) {
+    if (runList_->model()->rowOfRun(number) >= 0) {
+        runList_->selectRun(number);
+    } else {
+        pendingRun_ = number;  // the run list is still loading
+    }
+}
+
+void MainWindow::goToEvent(qint64 seq) {
+    if (service_->isLoadingOverview() || scrubber_->eventCount() == 0) {
+        pendingEvent_ = seq;
+        return;
+    }
+    scrubber_->setCurrentEvent(seq);
+}
+
+void MainWindow::showView(const QString& name) {
+    const QString n = name.toLower();
+    if (n == QLatin1String("segments")) tabs_->setCurrentWidget(segmentMap_);
+    else if (n == QLatin1String("heatmap")) tabs_->setCurrentWidget(heatmap_);
+    else if (n == QLatin1String("timeline")) tabs_->setCurrentWidget(timeline_);
+    else if (n == QLatin1String("compare")) tabs_->setCurrentWidget(compare_);
+    else if (n == QLatin1String("summary")) {
+        if (auto* dock = qobject_cast<QDockWidget*>(summary_->parentWidget())) {
+            dock->show();
+            dock->raise();
+        }
+    } else if (n == QLatin1String("inspector")) {
+        if (auto* dock = qobject_cast<QDockWidget*>(inspector_->parentWidget())) {
+            dock->show();
+            dock->raise();
+        }
+    }
+}
+
+void MainWindow::selectBlock(quint64 address) {
+    for (const views::ViewSegment& segment : segmentMap_->data().segments) {
+        for (const views::ViewBlock& block : segment.blocks) {
+            if (address >= block.address && address < block.address + block.size && block.state != views::BlockState::Unmapped) {
+                segmentMap_->selectBlock(block.address);
+                onBlockSelected(block.address);
+                return;
+            }
+        }
+    }
+}
+
+void MainWindow::showComparison(const QList<int>& runs) {
+    if (!doc_) return;
+    compare_->setSession(doc_->path(), doc_->writerIfOpen());
+    compare_->showRuns(runs);
+    emptyHint_->hide();
+    tabs_->show();
+    tabs_->setCurrentWidget(compare_);
+}
+
+// ---- run, compare ----
+
+void MainWindow::runExperiment() {
+    QString why;
+    const std::optional<RunChoice> choice = panel_->choice(&why);
+    if (!choice) {
+        error(tr("Cannot run"), why);
+        return;
+    }
+    const alloc::ParseResult parsed = alloc::parseConfig(choice->config.toStdString());
+    if (parsed.config.backend == alloc::Backend::CudaMallocAsync) {
+        error(tr("Cannot record"), tr("backend:cudaMallocAsync keeps no segments to record; use Compare to measure it."));
+        return;
+    }
+    if (!ensureWritableDocument()) return;
+    storage::SessionWriter* writer = &doc_->writer();
+    const RunChoice c = *choice;
+    auto* job = new BackgroundJob(
+        tr("Running %1").arg(c.workload),
+        [this, writer, c, config = parsed.config](BackgroundJob& self) {
+            const alloc::Workload& workload = alloc::WorkloadRegistry::instance().get(c.workload.toStdString());
+            const alloc::WorkloadParams params = workload.resolve(paramOverrides(c.params));
+            const alloc::GeneratedProgram generated = workload.generate(params, c.seed);
+            storage::RecordTarget target;
+            target.info.name = workload.name();
+            target.info.sourceKind = "demo";
+            target.info.source = workload.name() + " " + params.text() + (workload.usesSeed() ? " seed=" + std::to_string(c.seed) : std::string());
+            target.info.config = c.config.toStdString();
+            target.info.gpu = c.gpuName.toStdString();
+            target.info.totalMemory = c.totalMemory;
+            target.config = config;
+            target.totalMemory = c.totalMemory;
+            target.otherMemory = c.otherMemory;
+            const storage::RecordedRun run = storage::recordProgram(*writer, generated.program, &generated.stacks, target,
+                                                                    [&self](std::uint64_t done, std::uint64_t total) {
+                                                                        self.reportProgress(done, total);
+                                                                        return !self.isCancelled();
+                                                                    });
+            writer->flush();
+            const int number = run.runNumber;
+            const QString oom = run.result.ooms.empty() ? QString() : QString::fromStdString(run.result.ooms.front().message);
+            self.deliver([this, number, oom] {
+                pendingRun_ = number;
+                if (!oom.isEmpty()) statusBar()->showMessage(tr("Run %1 hit an OOM: %2").arg(number).arg(oom.left(200)));
+            });
+        },
+        this);
+    startJob(job, tr("Recorded %1 under %2").arg(c.workload, c.config.isEmpty() ? tr("the default config") : c.config));
+}
+
+void MainWindow::compareExperiment() {
+    QString why;
+    const std::optional<RunChoice> choice = panel_->choice(&why);
+    if (!choice) {
+        error(tr("Cannot compare"), why);
+        return;
+    }
+    if (!ensureWritableDocument()) return;
+    CompareRequest request;
+    request.workload = choice->workload;
+    request.params = choice->params;
+    request.seed = choice->seed;
+    request.gpuPreset = panel_->gpuPresetName();
+    request.configs = panel_->compareConfigs();
+    compare_->setSession(doc_->path(), &doc_->writer());
+    emptyHint_->hide();
+    tabs_->show();
+    tabs_->setCurrentWidget(compare_);
+    panel_->setBusy(true);
+    compare_->startCompare(request);
+}
+
+// ---- save, export ----
+
+void MainWindow::showSaveAsDialog() {
+    if (!doc_) return;
+    QString path = QFileDialog::getSaveFileName(this, tr("Save Session As"), QString(), tr("Sessions (*.allocscope)"));
+    if (path.isEmpty()) return;
+    if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".allocscope");
+    saveSessionAs(path);
+}
+
+bool MainWindow::saveSessionAs(const QString& path) {
+    if (!doc_) return false;
+    if (isBusy()) {
+        error(tr("Cannot save now"), tr("A job is still recording into the session; wait for it or cancel it, then save."));
+        return false;
+    }
+    QString why;
+    if (!doc_->saveAs(path, &why)) {
+        error(tr("Save failed"), why);
+        return false;
+    }
+    compare_->setSession(doc_->path(), nullptr);
+    addRecentFile(doc_->path());
+    updateTitle();
+    statusBar()->showMessage(tr("Saved %1").arg(doc_->path()));
+    return true;
+}
+
+void MainWindow::showExportDialog(const QString& what) {
+    if (!doc_) return;
+    const QString base = QFileInfo(doc_->path()).completeBaseName();
+    QString filter;
+    QString name;
+    if (what == QLatin1String("png")) { filter = tr("PNG images (*.png)"); name = base + QStringLiteral(".png"); }
+    if (what == QLatin1String("svg")) { filter = tr("SVG drawings (*.svg)"); name = base + QStringLiteral(".svg"); }
+    if (what == QLatin1String("timeline")) { filter = tr("CSV (*.csv)"); name = base + QStringLiteral("-timeline.csv"); }
+    if (what == QLatin1String("runs")) { filter = tr("CSV (*.csv)"); name = base + QStringLiteral("-runs.csv"); }
+    if (what == QLatin1String("pickle")) { filter = tr("PyTorch snapshots (*.pickle)"); name = base + QStringLiteral(".pickle"); }
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export"), name, filter);
+    if (path.isEmpty()) return;
+    if (what == QLatin1String("png") || what == QLatin1String("svg")) exportCurrentView(path);
+    if (what == QLatin1String("timeline")) exportTimelineCsv(path);
+    if (what == QLatin1String("runs")) exportRunTableCsv(path);
+    if (what == QLatin1String("pickle")) exportSnapshotPickle(path);
+}
+
+bool MainWindow::exportCurrentView(const QString& path) {
+    QString why;
+    const bool svg = path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive);
+    bool ok = false;
+    if (tabs_->currentWidget() == compare_) {
+        ok = svg ? compare_->exportChartsSvg(path, &why) : compare_->exportChartsPng(path, &why);
+    } else {
+        QWidget* view = tabs_->currentWidget();
+        ok = svg ? views::ExportHelpers::exportSvg(view, path, tabs_->tabText(tabs_->currentIndex()).remove(QLatin1Char('&')), &why)
+                 : views::ExportHelpers::exportPng(view, path, &why);
+    }
+    if (!ok) {
+        error(tr("Export failed"), why);
+        return false;
+    }
+    statusBar()->showMessage(tr("Exported %1").arg(path));
+    return true;
+}
+
+namespace {
+bool writeText(const QString& path, const QString& text, QString* why) {
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+        *why = QObject::tr("cannot write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    const QByteArray bytes = text.toUtf8();
+    if (file.write(bytes) != bytes.size()) {
+        *why = QObject::tr("could not write all of %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    return true;
+}
+}  // namespace
+
+bool MainWindow::exportTimelineCsv(const QString& path) {
+    QString text = QStringLiteral(
+        "first_event,last_event,allocated_min,allocated_max,reserved_min,reserved_max,active_min,active_max,requested_min,requested_max\n");
+    for (const views::TimelineBucket& b : timelineData_.buckets) {
+        text += QStringLiteral("%1,%2").arg(b.firstEvent).arg(b.lastEvent);
+        for (const views::MinMax& m : b.bytes) text += QStringLiteral(",%1,%2").arg(m.min).arg(m.max);
+        text += QLatin1Char('\n');
+    }
+    QString why;
+    if (!writeText(path, text, &why)) {
+        error(tr("Export failed"), why);
+        return false;
+    }
+    statusBar()->showMessage(tr("Exported %1").arg(path));
+    return true;
+}
+
+bool MainWindow::exportRunTableCsv(const QString& path) {
+    QString why;
+    if (!writeText(path, runList_->model()->toCsv(), &why)) {
+        error(tr("Export failed"), why);
+        return false;
+    }
+    statusBar()->showMessage(tr("Exported %1").arg(path));
+    return true;
+}
+
+void MainWindow::exportSnapshotPickle(const QString& path) {
+    const int run = service_->run();
+    if (!doc_ || run <= 0) {
+        error(tr("Export failed"), tr("Select a run to export first."));
+        return;
+    }
+    if (QFileInfo(path) == QFileInfo(doc_->path())) {
+        error(tr("Export failed"), tr("The export would overwrite the session file %1.").arg(path));
+        return;
+    }
+    const QString session = doc_->path();
+    const qint64 last = scrubber_->eventCount() - 1;
+    auto* job = new BackgroundJob(tr("Exporting run %1").arg(run), [session, path, run, last](BackgroundJob&) {
+        storage::SessionReader reader(session.toStdString(), false);
+        try {
+            formats::PickleWriter::writeFile(storage::SessionExport::snapshot(reader, run, 0, static_cast<std::uint64_t>(std::max<qint64>(last, 0))),
+                                             path.toStdString());
+        } catch (const formats::FormatError& e) {
+            throw std::runtime_error(QStringLiteral("%1 (%2)").arg(QString::fromStdString(e.problem()), path).toStdString());
+        }
+    }, this);
+    startJob(job, tr("Exported run %1 to %2").arg(run).arg(path));
+}
+
+// ---- theme, window ----
+
+void MainWindow::setTheme(views::ThemeChoice choice) {
+    views::applyTheme(*qApp, choice);
+    QSettings().setValue(kThemeKey, themeName(choice));
+    for (QAction* a : themeGroup_->actions()) a->setChecked(a->data().toString() == themeName(choice));
+}
+
 void MainWindow::showAbout() {
-    QMessageBox::about(
-        this, tr("About AllocScope"),
-        tr("<h3>AllocScope %1</h3><p>A desktop lab for the PyTorch CUDA caching allocator: "
-           "run workloads through a faithful reimplementation, record every event, and see "
-           "why GPU memory fragments.</p>")
-            .arg(QStringLiteral(ALLOCSCOPE_VERSION)));
+    QMessageBox::about(this, tr("About AllocScope"),
+                       tr("<h3>AllocScope %1</h3><p>A desktop lab for the PyTorch CUDA caching allocator: "
+                          "run workloads through a faithful reimplementation, record every event, and see "
+                          "why GPU memory fragments.</p>")
+                           .arg(QStringLiteral(ALLOCSCOPE_VERSION)));
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls()) {
+        for (const QUrl& url : event->mimeData()->urls()) {
+            if (url.isLocalFile()) {
+                event->acceptProposedAction();
+                return;
+            }
+        }
+    }
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    QStringList paths;
+    for (const QUrl& url : event->mimeData()->urls()) {
+        if (url.isLocalFile()) paths << url.toLocalFile();
+    }
+    if (paths.isEmpty()) return;
+    event->acceptProposedAction();
+    // Opening may show a message box: not inside the drop handler (the drag source waits).
+    QTimer::singleShot(0, this, [this, paths] { openFiles(paths); });
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
     QSettings settings;
     settings.setValue(kGeometryKey, saveGeometry());
     settings.setValue(kStateKey, saveState());
+    cancelJobs();
     event->accept();
 }
 

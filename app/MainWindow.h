@@ -1,39 +1,172 @@
 #pragma once
-// The application's main window: menus, recent files, remembered geometry. Views are added to it
-// by the session controller; this class only owns the frame around them.
+// The application's main window. Left dock: the session's runs and what to run next
+// (ExperimentPanel). Centre: Segments / Heatmap / Timeline / Compare tabs for the selected run at
+// the scrubber's event, with the event scrubber under them. Right docks: the block inspector and
+// memory_summary() at the current event. Menus: File (new, open, recent, save as, export, quit),
+// View (tabs, docks, theme), Help. All session reading and recording happens in background jobs
+// (RunStateService, BackgroundJob); the window only shows their results.
+#include <QList>
 #include <QMainWindow>
 #include <QStringList>
 
-class QMenu;
+#include <memory>
+#include <vector>
+
+#include "app/LessonNavigator.h"
+#include "app/RunStateService.h"
+#include "views/data/RunListData.h"
+#include "views/data/TimelineData.h"
+
+class QAction;
+class QActionGroup;
 class QLabel;
+class QMenu;
+class QProgressBar;
+class QPushButton;
+class QTabWidget;
+class QTimer;
+
+namespace allocscope::views {
+class BlockInspectorWidget;
+class EventScrubber;
+class HeatmapWidget;
+class MemorySummaryView;
+class RunListWidget;
+class SegmentMapWidget;
+class TimelineChartView;
+enum class ThemeChoice;
+}  // namespace allocscope::views
 
 namespace allocscope::app {
 
-class MainWindow : public QMainWindow {
+class BackgroundJob;
+class ComparePage;
+class ExperimentPanel;
+class SessionDocument;
+
+class MainWindow : public QMainWindow, public LessonNavigator {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // Opens a file given on the command line, through File ▸ Open or Open Recent. Returns false
-    // (after telling the user why) when the file cannot be opened.
+    // Opens a session, or imports a PyTorch snapshot / RMM CSV into a temporary session. Returns
+    // false (after telling the user what and where) when it cannot. Imports finish in the
+    // background (isBusy()).
     bool openFile(const QString& path);
+    // Several files (command line, drag and drop): sessions open, traces are imported together
+    // into one temporary session.
+    void openFiles(const QStringList& paths);
     QStringList recentFiles() const;
-    QString currentFile() const { return currentFile_; }
+    QString currentFile() const;
+    bool isBusy() const;  // a recording, import or export job is running
+    bool isSessionTemporary() const;
+
+    // File ▸ New session, Save As, Export: the dialogs' work without the dialogs (tests, lessons).
+    bool newSession();
+    bool saveSessionAs(const QString& path);
+    bool exportCurrentView(const QString& path);  // .png or .svg by extension
+    bool exportTimelineCsv(const QString& path);
+    bool exportRunTableCsv(const QString& path);
+    void exportSnapshotPickle(const QString& path);  // background job
+    // Run / Compare with what the left panel says.
+    void runExperiment();
+    void compareExperiment();
+    void setTheme(views::ThemeChoice choice);
+    void cancelJobs();
+
+    // LessonNavigator
+    bool openSessionFile(const QString& path) override;
+    void selectRun(int number) override;
+    void goToEvent(qint64 seq) override;
+    void showView(const QString& name) override;
+    void selectBlock(quint64 address) override;
+    void showComparison(const QList<int>& runs) override;
+
+    // The parts, for tests and the lessons' wiring.
+    views::RunListWidget* runList() const { return runList_; }
+    ExperimentPanel* experimentPanel() const { return panel_; }
+    views::SegmentMapWidget* segmentMap() const { return segmentMap_; }
+    views::HeatmapWidget* heatmap() const { return heatmap_; }
+    views::TimelineChartView* timeline() const { return timeline_; }
+    views::MemorySummaryView* summaryView() const { return summary_; }
+    views::BlockInspectorWidget* inspector() const { return inspector_; }
+    views::EventScrubber* scrubber() const { return scrubber_; }
+    QTabWidget* viewTabs() const { return tabs_; }
+    ComparePage* comparePage() const { return compare_; }
+    QAction* lessonsAction() const { return lessonsAction_; }
+    RunStateService* stateService() const { return service_; }
+    // The last state shown (event, approximate or not) and the current run.
+    const RunStateFrame& currentFrame() const { return frame_; }
+    int currentRun() const { return service_->run(); }
+    // Refreshes the run list from the session (after recordings, imports).
+    void refreshRuns(int selectAfter = -1);
+
+signals:
+    void runsChanged();       // the run list was reloaded
+    void stateShown();        // a state (segment map, summary) is on screen
+    void jobFinished(bool ok);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
+    void buildCentre();
+    void buildDocks();
     void createMenus();
     void rebuildRecentMenu();
     void addRecentFile(const QString& path);
     void showOpenDialog();
+    void showSaveAsDialog();
+    void showExportDialog(const QString& what);
     void showAbout();
+    void updateTitle();
+    void updateActions();
+    bool replaceDocument(std::unique_ptr<SessionDocument> doc);
+    bool ensureWritableDocument();
+    void importTraces(const QStringList& paths);
+    void startJob(BackgroundJob* job, const QString& doneMessage);
+    void error(const QString& title, const QString& message);
+
+    void onRunSelected(int number);
+    void onOverview(const RunOverview& overview);
+    void onState(const RunStateFrame& frame);
+    void onScrub(qint64 event, bool dragging);
+    void onBlockSelected(quint64 address);
+
+    std::unique_ptr<SessionDocument> doc_;
+    RunStateService* service_ = nullptr;
+    QList<BackgroundJob*> jobs_;
+
+    views::RunListWidget* runList_ = nullptr;
+    ExperimentPanel* panel_ = nullptr;
+    QTabWidget* tabs_ = nullptr;
+    views::SegmentMapWidget* segmentMap_ = nullptr;
+    views::HeatmapWidget* heatmap_ = nullptr;
+    views::TimelineChartView* timeline_ = nullptr;
+    ComparePage* compare_ = nullptr;
+    views::EventScrubber* scrubber_ = nullptr;
+    views::BlockInspectorWidget* inspector_ = nullptr;
+    views::MemorySummaryView* summary_ = nullptr;
+    QLabel* emptyHint_ = nullptr;
+    QProgressBar* progress_ = nullptr;
+    QPushButton* cancel_ = nullptr;
+    QTimer* settleTimer_ = nullptr;
 
     QMenu* recentMenu_ = nullptr;
-    QLabel* placeholder_ = nullptr;
-    QString currentFile_;
+    QAction* saveAsAction_ = nullptr;
+    QMenu* exportMenu_ = nullptr;
+    QAction* lessonsAction_ = nullptr;
+    QActionGroup* themeGroup_ = nullptr;
+
+    views::TimelineData timelineData_;
+    RunStateFrame frame_;
+    int pendingRun_ = -1;
+    qint64 pendingEvent_ = -1;
+    quint64 selectedBlock_ = 0;
+    bool hasSelectedBlock_ = false;
 };
 
 }  // namespace allocscope::app

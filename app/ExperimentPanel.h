@@ -1,0 +1,76 @@
+#pragma once
+// The lower half of the left dock: what to run next. A workload picker with its parameters as a
+// form (from alloc::WorkloadRegistry), the seed, the simulated GPU (presets, plus the real GPUs
+// this machine has), the allocator config editor (parseConfig as you type) and the Run and
+// Compare buttons. The panel only collects the choice; the window starts the jobs.
+#include <QString>
+#include <QVariantMap>
+#include <QWidget>
+
+#include <optional>
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QSpinBox;
+
+namespace allocscope::views {
+class ConfigEditorWidget;
+class ParamFormWidget;
+}  // namespace allocscope::views
+
+namespace allocscope::app {
+
+struct RunChoice {
+    QString workload;
+    QVariantMap params;
+    quint64 seed = 1;
+    QString gpuName;            // preset name or the real device's name
+    quint64 totalMemory = 0;
+    quint64 otherMemory = 0;
+    QString config;             // PYTORCH_CUDA_ALLOC_CONF
+};
+
+class ExperimentPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ExperimentPanel(QWidget* parent = nullptr);
+
+    // What the form says now; nullopt (with *why) when the config is not accepted.
+    std::optional<RunChoice> choice(QString* why = nullptr) const;
+    // The configs the Compare button compares: the editor's, the defaults, expandable_segments.
+    QList<QPair<QString, QString>> compareConfigs() const;
+    QString gpuPresetName() const;  // "" for a real GPU
+
+    void setBusy(bool busy);  // disables Run / Compare while a recording runs
+    void selectWorkload(const QString& name);
+    void setConfigText(const QString& text);
+
+    QComboBox* workloadBox() const { return workload_; }
+    QComboBox* gpuBox() const { return gpu_; }
+    views::ParamFormWidget* paramForm() const { return params_; }
+    views::ConfigEditorWidget* configEditor() const { return config_; }
+    QPushButton* runButton() const { return run_; }
+    QPushButton* compareButton() const { return compare_; }
+    QSpinBox* seedBox() const { return seed_; }
+
+signals:
+    void runRequested();
+    void compareRequested();
+
+private:
+    void onWorkloadChanged();
+    void updateButtons();
+
+    QComboBox* workload_;
+    QLabel* description_;
+    views::ParamFormWidget* params_;
+    QSpinBox* seed_;
+    QComboBox* gpu_;
+    views::ConfigEditorWidget* config_;
+    QPushButton* run_;
+    QPushButton* compare_;
+    bool busy_ = false;
+};
+
+}  // namespace allocscope::app
