@@ -2,12 +2,14 @@
 // What running a lesson measured: each run's numbers (or its config's rejection), the verdict
 // computed from them, and each step resolved to a run and an event of that run.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "allocator/compare/RunMetrics.h"
 #include "allocator/core/Op.h"
+#include "allocator/replay/RecordedTrace.h"
 #include "app/lessons/Lesson.h"
 
 namespace allocscope::app {
@@ -57,6 +59,10 @@ struct LessonResult {
     std::string decidedBy;  // the rule text that held, or "otherwise"
     std::vector<LessonStepView> steps;
     bool cancelled = false;  // stopped before every run was done: no verdict
+    // Trace lessons: the trace and the explicit empty_cache() calls its recorded setup showed, so a
+    // run can be replayed again exactly as measured (the GUI records it into a session).
+    std::shared_ptr<const alloc::RecordedTrace> trace;
+    std::vector<std::size_t> emptyCacheSteps;
 
     const std::string& verdictText() const { return lesson.text(outcome); }
 };

@@ -150,6 +150,8 @@ LessonResult LessonRunner::run(const Lesson& lesson, const Progress& progress, c
         // to learn the program's explicit empty_cache() calls; every other setup reuses them.
         const TraceRunDevice recordedDevice{base.totalMemory, base.otherMemory, base.memoryFraction};
         TraceRun::run(*trace, TraceRun::recordedConfig(*trace), recordedDevice, std::nullopt, nullptr, traceProgram, &emptyCacheSteps);
+        result.trace = std::make_shared<const alloc::RecordedTrace>(*trace);
+        result.emptyCacheSteps = emptyCacheSteps;
         ++done;
     }
     for (const LessonRun& spec : lesson.runs) {

@@ -63,6 +63,27 @@ alloc::AllocatorConfig TraceRun::recordedConfig(const alloc::RecordedTrace& trac
     return parsed.config;
 }
 
+TracePlan TraceRun::plan(const alloc::RecordedTrace& trace, const alloc::AllocatorConfig& config, const TraceRunDevice& device,
+                         const std::optional<std::vector<std::size_t>>& emptyCacheSteps) {
+    TracePlan p;
+    p.options.config = config;
+    p.options.memoryFraction = device.memoryFraction;
+    p.options.totalMemory = device.totalMemory;
+    p.options.otherMemory = device.otherMemory;
+    p.options.continueAfterOom = true;
+    p.options.emptyCacheSteps = emptyCacheSteps;
+    p.placement = std::make_unique<alloc::DriverPlacementModel>(trace);
+    const alloc::AllocatorConfig recorded = recordedConfig(trace);
+    if (config == recorded || !trace.settings) {
+        // Recorded addresses; the driver model only where the run leaves the recording.
+        p.options.fallbackPlacement = p.placement.get();
+    } else {
+        p.options.placement = p.placement.get();
+        p.whatIfRecordedConfig = recorded;
+    }
+    return p;
+}
+
 alloc::RunMetrics TraceRun::run(const alloc::RecordedTrace& trace, const alloc::AllocatorConfig& config,
                                 const TraceRunDevice& device, const std::optional<std::vector<std::size_t>>& emptyCacheSteps,
                                 alloc::EventSink* sink, alloc::Program& program, std::vector<std::size_t>* inferred) {
@@ -70,24 +91,11 @@ alloc::RunMetrics TraceRun::run(const alloc::RecordedTrace& trace, const alloc::
     alloc::TeeSink tee;
     tee.add(&counter);
     if (sink != nullptr) tee.add(sink);
-    alloc::ReplayOptions options;
-    options.config = config;
-    options.memoryFraction = device.memoryFraction;
-    options.totalMemory = device.totalMemory;
-    options.otherMemory = device.otherMemory;
-    options.continueAfterOom = true;
-    options.sink = &tee;
-    options.emptyCacheSteps = emptyCacheSteps;
-    const alloc::AllocatorConfig recorded = recordedConfig(trace);
-    const auto model = std::make_unique<alloc::DriverPlacementModel>(trace);
-    alloc::ReplayResult result;
-    if (config == recorded || !trace.settings) {
-        options.fallbackPlacement = model.get();
-        result = alloc::TraceReplayer::replay(trace, options);
-    } else {
-        options.placement = model.get();
-        result = alloc::TraceReplayer::replayWhatIf(trace, recorded, options);
-    }
+    TracePlan p = plan(trace, config, device, emptyCacheSteps);
+    p.options.sink = &tee;
+    const alloc::ReplayResult result = p.whatIfRecordedConfig
+                                           ? alloc::TraceReplayer::replayWhatIf(trace, *p.whatIfRecordedConfig, p.options)
+                                           : alloc::TraceReplayer::replay(trace, p.options);
     alloc::RunMetrics m;
     const alloc::DeviceStats& s = result.stats;
     m.configText = alloc::formatConfig(config);

@@ -5,6 +5,7 @@
 // model places (README: kv_growth_limited -> expandable and train_gpt -> msplit128 land exactly on
 // PyTorch's recordings). The result is measured as RunMetrics, like a ComparisonEngine run, except
 // the fragmentation at the peak (the replay keeps no layout there: atPeak stays empty).
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,7 +14,9 @@
 #include "allocator/config/AllocatorConfig.h"
 #include "allocator/core/EventSink.h"
 #include "allocator/core/Op.h"
+#include "allocator/replay/PlacementModel.h"
 #include "allocator/replay/RecordedTrace.h"
+#include "allocator/replay/TraceReplayer.h"
 
 namespace allocscope::app {
 
@@ -23,8 +26,19 @@ struct TraceRunDevice {
     std::optional<double> memoryFraction;
 };
 
+// How one setup replays: the options (pointing into `placement`) and, for a what-if, the
+// recorded config TraceReplayer::replayWhatIf needs. The GUI records a lesson's trace runs into a
+// session with exactly this plan (storage::recordReplay), so the session holds the same events.
+struct TracePlan {
+    alloc::ReplayOptions options;
+    std::unique_ptr<alloc::PlacementModel> placement;
+    std::optional<alloc::AllocatorConfig> whatIfRecordedConfig;
+};
+
 class TraceRun {
 public:
+    static TracePlan plan(const alloc::RecordedTrace& trace, const alloc::AllocatorConfig& config, const TraceRunDevice& device,
+                          const std::optional<std::vector<std::size_t>>& emptyCacheSteps);
     // The recorded config of the trace (PyTorch's defaults when none or unreadable).
     static alloc::AllocatorConfig recordedConfig(const alloc::RecordedTrace& trace);
     // Native backend only. `program` receives the ops the replay applied; `sink` (may be null)
