@@ -248,6 +248,7 @@ ReplayResult TraceReplayer::replay(const RecordedTrace& trace, const ReplayOptio
         if (options.sink) {
             for (const Event& e : out.events) options.sink->onEvent(e);
         }
+        if (options.afterStep) options.afterStep(run->allocator().stats());
         for (std::string& note : out.notes) result.notes.push_back(std::move(note));
         if (out.oomVanished) {
             result.notes.push_back("op " + std::to_string(out.programOp) +
@@ -289,6 +290,7 @@ ReplayResult TraceReplayer::replayWhatIf(const RecordedTrace& trace, const Alloc
         exact.placement = nullptr;
         exact.expected = nullptr;
         exact.sink = nullptr;
+        exact.afterStep = nullptr;
         exact.continueAfterOom = true;
         options.emptyCacheSteps = replay(trace, exact).emptyCacheSteps;
     }

@@ -32,6 +32,7 @@
 // the start of that allocation; the replay completes it before the allocation, so the first
 // search may already find the block. None of the shared traces has a pending free.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -69,6 +70,9 @@ struct ReplayOptions {
     // on (true).
     bool continueAfterOom = false;
     EventSink* sink = nullptr;  // receives every event of the accepted replay, in order
+    // Called after each accepted step's events went to `sink`, with the allocator's statistics
+    // then: a recorder stores what events do not show (retries, syncs) where it changed.
+    std::function<void(const DeviceStats&)> afterStep;
 };
 
 struct ReplayDivergence {

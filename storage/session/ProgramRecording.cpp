@@ -274,6 +274,12 @@ RecordedReplay recordReplay(SessionWriter& writer, const alloc::RecordedTrace& t
     ImportSink sink(recorder, options.sink, !trace.phases.empty(), progress, entries);
     alloc::ReplayOptions recorded = options;
     recorded.sink = &sink;
+    // Stats after every step, so retries and syncs (which no event shows) are exact at every
+    // event, as in a recorded program; the caller's own callback still runs.
+    recorded.afterStep = [&recorder, &options](const alloc::DeviceStats& stats) {
+        recorder.syncStats(stats);
+        if (options.afterStep) options.afterStep(stats);
+    };
     RecordedReplay out;
     out.runNumber = recorder.runNumber();
     try {
@@ -284,7 +290,7 @@ RecordedReplay recordReplay(SessionWriter& writer, const alloc::RecordedTrace& t
         recorder.interrupt(&trace.stacks);
         return out;
     }
-    // The replay syncs no stats per op: store its final stats (retries, syncs) at the end.
+    // The final stats once more, whatever changed after the last step (phase marks only today).
     recorder.syncStats(out.result.stats, true);
     PhaseTracker phases;
     const alloc::Program& program = out.result.program;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <tuple>
 
 #include "storage/session/EventCodec.h"
 #include "storage/session/SessionError.h"
@@ -97,10 +98,26 @@ formats::Snapshot SessionExport::snapshot(SessionReader& reader, int run, std::u
     }
     snap.device_traces.emplace_back();
     auto& trace = snap.device_traces.back();
+    // A session keeps event order, not wall-clock time: entry k gets the even time 2 (k + 1) and
+    // a phase mark placed before entry k the odd time 2 k + 1, so a reader placing
+    // external_annotations by time (as TraceImport does) puts every mark back between the same
+    // events. Phases overlapping the window are clipped to it.
+    std::vector<std::pair<std::tuple<std::int64_t, int, int>, formats::Annotation>> marks;
+    for (const PhaseSpan& p : reader.phases(run)) {
+        if (p.lastSeq < first || p.firstSeq > last) continue;
+        const auto start = static_cast<std::int64_t>(2 * std::max(p.firstSeq, first) + 1);
+        const auto end = static_cast<std::int64_t>(2 * (std::min(p.lastSeq, last) + 1) + 1);
+        // At one time: ends before starts, inner ends before outer ones, outer starts first.
+        marks.push_back({{start, 1, p.depth}, formats::Annotation{p.name, "START", 0, start}});
+        marks.push_back({{end, 0, -p.depth}, formats::Annotation{p.name, "END", 0, end}});
+    }
+    std::stable_sort(marks.begin(), marks.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& mark : marks) snap.external_annotations.push_back(std::move(mark.second));
     reader.forEachChunk(run, first, last, [&](std::uint64_t, const std::vector<alloc::Event>& events) {
         for (const alloc::Event& e : events) {
             if (e.seq < first || e.seq > last) continue;
             formats::TraceEntry entry;
+            entry.time_us = static_cast<std::int64_t>(2 * (e.seq + 1));
             entry.action = std::string(alloc::actionName(e.action));
             if (e.action == alloc::EventAction::Oom) {
                 entry.device_free = e.address;
