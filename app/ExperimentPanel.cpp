@@ -80,9 +80,9 @@ ExperimentPanel::ExperimentPanel(QWidget* parent)
     form->addRow(gpuLabel, gpu_);
     layout->addWidget(program);
 
-    auto* configBox = new QGroupBox(tr("PYTORCH_CUDA_ALLOC_CONF"), this);
+    auto* configBox = new QWidget(this);
     auto* configLayout = new QVBoxLayout(configBox);
-    configLayout->setContentsMargins(2, 2, 2, 2);
+    configLayout->setContentsMargins(0, 0, 0, 0);
     config_->setValidator(&validateConfigText);
     config_->setFormatter(&formatConfigValues);
     config_->setToolTip(tr("The allocator config of the next run, checked as PyTorch 2.11 reads it"));

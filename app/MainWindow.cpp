@@ -24,8 +24,12 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableView>
+#include <QPlainTextEdit>
 #include <QTimer>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 #include "allocator/config/ConfigParser.h"
 #include "allocator/device/GpuPresets.h"
@@ -52,6 +56,7 @@
 #include "views/widgets/RunListModel.h"
 #include "views/widgets/RunListWidget.h"
 #include "views/widgets/SegmentMapWidget.h"
+#include "views/widgets/SummaryTableModel.h"
 #include "views/charts/TimelineChartView.h"
 
 namespace allocscope::app {
@@ -74,6 +79,24 @@ bool looksLikeSession(const QString& path) {
 
 QString where(const storage::SessionError& e) {
     return e.where().empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(e.where()));
+}
+
+// Where a run is most worth looking at first: the end of the bucket where reserved memory peaked
+// (with the most allocated among equal peaks).
+qint64 peakEvent(const views::TimelineData& timeline, qint64 eventCount) {
+    qint64 best = eventCount - 1;
+    qint64 bestReserved = -1;
+    qint64 bestAllocated = -1;
+    for (const views::TimelineBucket& b : timeline.buckets) {
+        const qint64 reserved = b.bytes[static_cast<std::size_t>(views::TimelineMetric::Reserved)].max;
+        const qint64 allocated = b.bytes[static_cast<std::size_t>(views::TimelineMetric::Allocated)].max;
+        if (reserved > bestReserved || (reserved == bestReserved && allocated > bestAllocated)) {
+            bestReserved = reserved;
+            bestAllocated = allocated;
+            best = b.lastEvent;
+        }
+    }
+    return std::clamp<qint64>(best, 0, std::max<qint64>(eventCount - 1, 0));
 }
 
 QString themeName(views::ThemeChoice choice) {
@@ -234,6 +257,9 @@ void MainWindow::buildDocks() {
     summaryDock->setObjectName(QStringLiteral("summaryDock"));
     summary_ = new views::MemorySummaryView(summaryDock);
     summaryDock->setWidget(summary_);
+    // Compact by default: current and peak; the cumulative totals are in memory_summary()'s text.
+    summary_->table()->setColumnHidden(views::SummaryTableModel::AllocatedColumn, true);
+    summary_->table()->setColumnHidden(views::SummaryTableModel::FreedColumn, true);
     addDockWidget(Qt::RightDockWidgetArea, summaryDock);
     resizeDocks({left, inspectorDock}, {360, 330}, Qt::Horizontal);
 
@@ -579,7 +605,7 @@ void MainWindow::onOverview(const RunOverview& overview) {
     timeline_->setData(timelineData_);
     heatmap_->setData(overview.heatmap);
     scrubber_->setPhaseStarts(overview.phaseStarts);
-    const qint64 target = pendingEvent_ >= 0 ? pendingEvent_ : overview.eventCount - 1;
+    const qint64 target = pendingEvent_ >= 0 ? pendingEvent_ : peakEvent(overview.timeline, overview.eventCount);
     pendingEvent_ = -1;
     {
         // Setting the count moves to the last event; the state request follows below once.
