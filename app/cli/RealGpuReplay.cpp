@@ -46,6 +46,12 @@ bool RealGpuReplay::finish(const alloc::ReplayOptions& options, std::int64_t tra
             }
             return false;
         }
+        const alloc::CudaStreamEventCounters& se = gpu.streamEvents;
+        if (se.streams != 0 || se.eventsRecorded != 0) {
+            report << "  streams: " << se.streams << " created, " << se.uses << " record_stream uses written, "
+                   << se.eventsRecorded << " events recorded at frees (" << se.eventsDone << " complete when the program "
+                   << "completed the free, " << se.eventsWaited << " waited for)\n";
+        }
         report << "  decisions identical to the simulated replay (" << gpu.events << " events); real-address order: "
                << c.orderDisagreements << " of " << gpu.newRanges
                << " new segments would sit elsewhere among the live ones on the raw pointers\n";

@@ -20,6 +20,7 @@
 #include "allocator/device/cuda/CudaAsyncBackend.h"
 #include "allocator/device/cuda/CudaDevice.h"
 #include "allocator/device/cuda/CudaError.h"
+#include "allocator/device/cuda/CudaProgramRun.h"
 
 namespace allocscope::gpu::checks {
 
@@ -269,6 +270,49 @@ inline std::string asyncBackendLifecycle() {
     return "";
 }
 
+// record_stream and pending frees on real streams and events (CudaProgramRun): a block used on a
+// second stream is freed (one event recorded on that stream), the allocator keeps it pending
+// until complete_pending (the event must have completed by then: waited for if not), so the
+// next request of that size gets a new block first and the freed one only afterwards. The
+// decisions must equal the simulated run's.
+inline std::string streamEventsGuardPendingFrees() {
+    Program program;
+    program.ops.push_back(Op::alloc(1, 8 * kMB));
+    program.ops.push_back(Op::recordStream(1, round2Stream()));
+    program.ops.push_back(Op::free(1));               // pending: one event on stream 7
+    program.ops.push_back(Op::alloc(2, 8 * kMB));     // cannot take block 1 yet
+    program.ops.push_back(Op::completePending(1));
+    program.ops.push_back(Op::alloc(3, 8 * kMB));     // block 1, now free
+    program.ops.push_back(Op::alloc(4, 4 * kMB, round2Stream()));
+    program.ops.push_back(Op::recordStream(4, 0));
+    program.ops.push_back(Op::free(4));
+    program.ops.push_back(Op::simple(OpKind::Synchronize));  // completes it (and its event)
+    program.ops.push_back(Op::free(2));
+    program.ops.push_back(Op::free(3));
+
+    SimulatedDevice simulated(85'017'493'504ull, 552'402'944ull);
+    VectorSink simulatedEvents;
+    {
+        CachingAllocator allocator(AllocatorConfig{}, simulated, &simulatedEvents);
+        const ProgramResult r = ProgramRunner(allocator).run(program);
+        if (!r.ok()) return "simulated run failed: " + r.error->message;
+    }
+    CudaProgramRunOptions options;
+    options.totalMemory = 85'017'493'504ull;
+    options.otherMemory = 552'402'944ull;
+    options.simulatedEvents = &simulatedEvents.events;
+    const CudaProgramRunResult gpu = CudaProgramRun::run(program, options);
+    if (!gpu.program.ok()) return "GPU run failed: " + gpu.program.error->message;
+    if (!gpu.eventDifference.empty()) return "GPU run decided differently: " + gpu.eventDifference;
+    const CudaStreamEventCounters& c = gpu.streamEvents;
+    if (c.streams != 1) return "expected 1 real stream, got " + std::to_string(c.streams);
+    if (c.eventsRecorded != 2) return "expected 2 events recorded at frees, got " + std::to_string(c.eventsRecorded);
+    if (c.eventsDone + c.eventsWaited != 2) return "not every event was seen complete";
+    if (c.uses != 2) return "expected 2 record_stream uses written, got " + std::to_string(c.uses);
+    if (gpu.stats.allocated_bytes[kAggregate].current != 0) return "memory still allocated at the end";
+    return "";
+}
+
 struct Check {
     const char* name;
     std::function<std::string()> run;
@@ -286,6 +330,7 @@ inline std::vector<Check> all() {
         {"allocatorOnRealPointersExpandable", [] { return allocatorOnRealPointers(true); }},
         {"asyncBackendStats", asyncBackendStats},
         {"asyncBackendLifecycle", asyncBackendLifecycle},
+        {"streamEventsGuardPendingFrees", streamEventsGuardPendingFrees},
     };
 }
 

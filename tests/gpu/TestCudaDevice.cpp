@@ -70,6 +70,7 @@ private slots:
     void allocatorOnRealPointersExpandable() { runCheck("allocatorOnRealPointersExpandable"); }
     void asyncBackendStats() { runCheck("asyncBackendStats"); }
     void asyncBackendLifecycle() { runCheck("asyncBackendLifecycle"); }
+    void streamEventsGuardPendingFrees() { runCheck("streamEventsGuardPendingFrees"); }
 #endif
 };
 

@@ -5,6 +5,7 @@
 
 #include "allocator/core/CachingAllocator.h"
 #include "allocator/device/SimulatedDevice.h"
+#include "allocator/device/cuda/CudaStreamEvents.h"
 #include "allocator/device/cuda/RecordedSegmentAddresses.h"
 
 namespace allocscope::alloc {
@@ -55,7 +56,19 @@ CudaProgramRunResult CudaProgramRun::run(const Program& program, const CudaProgr
     {
         CachingAllocator allocator(options.config, device, &tee);
         if (options.memoryFraction) allocator.setMemoryFraction(*options.memoryFraction);
-        result.program = ProgramRunner(allocator).run(program);
+        ProgramRunner runner(allocator);
+        // Real streams and events for record_stream and pending frees, around every op.
+        CudaStreamEvents streams(options.device, options.touch, [&](std::uint64_t id) -> std::optional<std::uint64_t> {
+            const std::optional<std::uint64_t> address = runner.addressOf(id);
+            if (!address || *address == 0) return std::nullopt;
+            return device.realAddress(*address);
+        });
+        for (std::size_t i = 0; i < program.ops.size(); ++i) {
+            streams.before(program.ops[i]);
+            if (!runner.apply(program.ops[i], i, result.program)) break;
+            streams.after(program.ops[i]);
+        }
+        result.streamEvents = streams.counters();
         result.stats = allocator.stats();
         result.segments = allocator.segments();
         result.summary = allocator.memorySummary(options.summaryDevice);

@@ -4,7 +4,8 @@
 // run's events when given, else by its own placement) and CudaDevice backs each decided segment
 // or page range with real memory (translation mode). The events are then compared one by one
 // with the simulated run's: a real run must decide exactly as the simulation did, and the
-// statistics, layout and memory_summary() reported are the real run's own.
+// statistics, layout and memory_summary() reported are the real run's own. Program streams,
+// record_stream and pending frees run on real CUDA streams and events (CudaStreamEvents).
 //
 // CUDA-free header (the CLI includes it); the implementation exists only in CUDA builds.
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include "allocator/core/ProgramRunner.h"
 #include "allocator/core/SegmentInfo.h"
 #include "allocator/device/cuda/CudaDevice.h"
+#include "allocator/device/cuda/CudaStreamEvents.h"
 
 namespace allocscope::alloc {
 
@@ -44,6 +46,7 @@ struct CudaProgramRunResult {
     std::string summary;
     std::string deviceName;           // "CUDA NVIDIA H100 80GB HBM3 (cuda:0), addresses from ..."
     CudaDeviceCounters counters;      // cudaMalloc calls, pages mapped, order disagreements, ...
+    CudaStreamEventCounters streamEvents;  // real streams / events behind record_stream
     std::uint64_t newRanges = 0;      // segments + reservations obtained (what order is judged on)
     std::uint64_t oracleMisses = 0;   // requests the simulated run's addresses could not answer
     std::uint64_t events = 0;
