@@ -92,7 +92,9 @@ RunMetrics runNative(const Program& program, const CompareConfig& config, const 
     std::int64_t peak = allocator.stats().reserved_bytes[kAggregate].peak;
     for (std::size_t i = 0; i < program.ops.size(); ++i) {
         const Op& op = program.ops[i];
+        if (options.opHook) options.opHook(op, false);
         if (!runner.apply(op, i, result)) break;
+        if (options.opHook) options.opHook(op, true);
         if (isAllocOrFree(op)) ++m.allocFreeOps;
         const DeviceStats& stats = allocator.stats();
         if (stats.reserved_bytes[kAggregate].peak > peak) {
@@ -147,6 +149,7 @@ std::vector<RunMetrics> ComparisonEngine::compare(const Program& program, const 
     CompareOptions shared = options;
     shared.sink = nullptr;  // one sink cannot take events from parallel runs
     shared.deviceMemory = nullptr;
+    shared.opHook = nullptr;
     // Each run owns its device and allocator; the program is shared read-only.
     auto worker = [&] {
         for (std::size_t i = next++; i < configs.size(); i = next++) {

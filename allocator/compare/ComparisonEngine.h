@@ -5,6 +5,7 @@
 // and timelines refer to the same program positions. The program may come from a workload
 // generator or from a recorded trace (the replay turns a trace into a Program).
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,6 +48,9 @@ struct CompareOptions {
     // runOne only (native backend): run on this device (e.g. a real GPU) instead of a
     // SimulatedDevice built from the CompareDevice. Not owned.
     DeviceMemory* deviceMemory = nullptr;
+    // runOne only (native backend): called before (applied = false) and after (true) each op is
+    // applied, e.g. to follow the program with a real GPU's streams and events.
+    std::function<void(const Op& op, bool applied)> opHook;
 };
 
 class ComparisonEngine {

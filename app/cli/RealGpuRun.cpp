@@ -1,6 +1,8 @@
 #include "app/cli/RealGpuRun.h"
 
 #include <exception>
+#include <optional>
+#include <unordered_map>
 
 #include "allocator/config/ConfigParser.h"
 
@@ -8,12 +10,35 @@
 #include "allocator/device/SimulatedDevice.h"
 #include "allocator/device/cuda/CudaAsyncBackend.h"
 #include "allocator/device/cuda/CudaDevice.h"
+#include "allocator/device/cuda/CudaStreamEvents.h"
 #endif
 
 namespace allocscope::cli {
 
 #ifdef ALLOCSCOPE_HAVE_CUDA
 namespace {
+
+// The block each live tensor got: the address of the alloc event its Alloc op caused.
+class TensorAddresses final : public alloc::EventSink {
+public:
+    explicit TensorAddresses(const alloc::Program& program) : program_(program) {}
+    void onEvent(const alloc::Event& e) override {
+        if (e.action == alloc::EventAction::Alloc && e.opIndex < program_.ops.size() &&
+            program_.ops[e.opIndex].kind == alloc::OpKind::Alloc) {
+            byId_[program_.ops[e.opIndex].id] = e.address;
+        }
+    }
+    std::optional<std::uint64_t> of(std::uint64_t id) const {
+        auto it = byId_.find(id);
+        if (it == byId_.end()) return std::nullopt;
+        return it->second;
+    }
+    void forget(std::uint64_t id) { byId_.erase(id); }
+
+private:
+    const alloc::Program& program_;
+    std::unordered_map<std::uint64_t, std::uint64_t> byId_;
+};
 
 std::uint64_t u64(std::int64_t v) { return v < 0 ? 0 : static_cast<std::uint64_t>(v); }
 
@@ -67,8 +92,28 @@ bool runOnRealGpu(const ResolvedDevice& device, const alloc::Program& program, c
         alloc::SimulatedDevice decider(target.totalMemory, target.otherMemory, target.name);
         alloc::CudaDevice gpu(alloc::CudaDeviceOptions{*device.cudaIndex, device.touch, &decider});
         options.deviceMemory = &gpu;
+        // Real streams and events follow the program (record_stream, pending frees); they find a
+        // tensor's block through the allocator's alloc events.
+        TensorAddresses addresses(program);
+        alloc::TeeSink tee;
+        tee.add(&addresses);
+        if (options.sink != nullptr) tee.add(options.sink);
+        options.sink = &tee;
+        alloc::CudaStreamEvents streams(*device.cudaIndex, device.touch, [&](std::uint64_t id) -> std::optional<std::uint64_t> {
+            const std::optional<std::uint64_t> address = addresses.of(id);
+            return address ? gpu.realAddress(*address) : std::nullopt;
+        });
+        options.opHook = [&](const alloc::Op& op, bool applied) {
+            if (applied) {
+                streams.after(op);
+                if (op.kind == alloc::OpKind::Free) addresses.forget(op.id);
+            } else {
+                streams.before(op);
+            }
+        };
         metrics = alloc::ComparisonEngine::runOne(program, config, target, options);
         const alloc::CudaDeviceCounters& c = gpu.counters();
+        const alloc::CudaStreamEventCounters& se = streams.counters();
         const std::uint64_t newRanges = c.cudaMallocCalls + c.reservations;
         notes = "real GPU:          " + device.description() + ", " + touchText(device) + "; " +
                 std::to_string(c.cudaMallocCalls) + " cudaMalloc, " + std::to_string(c.cudaFreeCalls) + " cudaFree, " +
@@ -77,6 +122,12 @@ bool runOnRealGpu(const ResolvedDevice& device, const alloc::Program& program, c
                 "real-address order: " + std::to_string(c.orderDisagreements) + " of " + std::to_string(newRanges) +
                 " new segments would sit elsewhere among the live ones on the raw pointers (decisions here follow the "
                 "simulated GPU of the same size)\n";
+        if (se.streams != 0 || se.eventsRecorded != 0) {
+            notes += "real streams:      " + std::to_string(se.streams) + " created, " + std::to_string(se.uses) +
+                     " record_stream uses written, " + std::to_string(se.eventsRecorded) + " events recorded at frees (" +
+                     std::to_string(se.eventsDone) + " complete when the program completed the free, " +
+                     std::to_string(se.eventsWaited) + " waited for)\n";
+        }
         if (c.realOomDivergences != 0) {
             notes += "note: " + std::to_string(c.realOomDivergences) +
                      " allocation(s) the simulated GPU granted failed on the real one (its memory is shared)\n";

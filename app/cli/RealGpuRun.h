@@ -5,7 +5,8 @@
 // with --touch, writes real memory for each decided segment. The report adds which GPU it ran on,
 // the real driver calls, and how often the real addresses would have ordered a new segment
 // differently among the live ones (a point where a run on raw pointers could decide otherwise).
-// backend:cudaMallocAsync runs through real cudaMallocAsync / cudaFreeAsync instead.
+// Program streams, record_stream and pending frees run on real CUDA streams and events
+// (CudaStreamEvents). backend:cudaMallocAsync runs through real cudaMallocAsync / cudaFreeAsync.
 #include <string>
 
 #include "allocator/compare/ComparisonEngine.h"

@@ -146,6 +146,17 @@ private slots:
             QVERIFY2(contains(gpu.err, "real-address order: "), gpu.err.c_str());
         }
     }
+    void runFollowsStreamsWithRealEvents() {
+        if (!hasGpu()) QSKIP("no GPU");
+        // multi-stream: side streams, record_stream and pending frees on real streams and events.
+        const CliResult simulated = cli({"run", "multi-stream", "--events-csv", "-", "--total-memory", realTotal()});
+        const CliResult gpu = cli({"run", "multi-stream", "--events-csv", "-", "--gpu", "cuda:0"});
+        QVERIFY2(gpu.code == 0, gpu.err.c_str());
+        QCOMPARE(gpu.out, simulated.out);
+        QVERIFY2(contains(gpu.err, "real streams:      "), gpu.err.c_str());
+        QVERIFY2(contains(gpu.err, " events recorded at frees"), gpu.err.c_str());
+        QVERIFY2(!contains(gpu.err, " 0 events recorded at frees"), gpu.err.c_str());
+    }
     void runAsyncBackendOnGpu() {
         if (!hasGpu()) QSKIP("no GPU");
         const CliResult r = cli({"run", "fragmentation-101", "--config", "backend:cudaMallocAsync", "--gpu", "cuda:0"});

@@ -67,6 +67,7 @@ for t in tests/data/traces/*.pickle tests/data/replay/*.pickle; do
     verdict=$(python3 tests/gpu/compare_stats.py "$truth" "$LOGS/replay/$w.json" 2>&1 | tail -1)
     case "$verdict" in MATCH*) match=$((match + 1));; esac
     say "$w: $(grep -E 'real-address order|decided differently|no GPU|CUDA' "$LOGS/replay/$w.txt" | head -1 | sed 's/^ *//')"
+    grep -E '^  streams: ' "$LOGS/replay/$w.txt" | sed "s/^ */$w: /" | tee -a "$SUMMARY"
     say "$w: $(tail -1 "$LOGS/replay/$w.txt"); ${verdict%% (*}"
 done
 say "replay --gpu cuda:0: $match of $total traces give PyTorch's exact statistics"
@@ -82,6 +83,7 @@ for w in $("$CLI" workloads | awk '/^[a-z0-9-]+  \(gpu/ { print $1 }'); do
         runs=$((runs + 1))
         if cmp -s "$LOGS/run/$tag.sim.csv" "$LOGS/run/$tag.gpu.csv"; then verdict=IDENTICAL; same=$((same + 1)); else verdict=DIFFER; fi
         say "$tag: events $verdict ($(wc -l <"$LOGS/run/$tag.gpu.csv") lines); $(grep -E '^real-address order' "$LOGS/run/$tag.gpu.txt" | cut -c1-60); $(tail -1 "$LOGS/run/$tag.gpu.txt")"
+        grep -E '^real streams' "$LOGS/run/$tag.gpu.txt" | sed "s/^/$tag: /" | tee -a "$SUMMARY"
         md5sum "$LOGS/run/$tag.sim.csv" "$LOGS/run/$tag.gpu.csv" >>"$LOGS/run/digests.txt"
         rm -f "$LOGS/run/$tag.sim.csv" "$LOGS/run/$tag.gpu.csv"
     done
@@ -99,7 +101,8 @@ SAN=$(command -v compute-sanitizer || ls "$CUDA_HOME"/bin/compute-sanitizer 2>/d
 say "compute-sanitizer: ${SAN:-not found}"
 i=0
 for cmd in "run llm-training --gpu cuda:0" "run llm-training --gpu cuda:0 --config expandable_segments:True" \
-           "run multi-stream --gpu cuda:0 --config expandable_segments:True" \
+           "run multi-stream --gpu cuda:0 --config expandable_segments:True" "run multi-stream --gpu cuda:0" \
+           "replay tests/data/replay/streams_record_stream.pickle --gpu cuda:0" \
            "replay tests/data/traces/train_gpt__expandable.pickle --gpu cuda:0" \
            "replay tests/data/traces/kv_growth_limited__default.pickle --gpu cuda:0" \
            "run fragmentation-101 --gpu cuda:0 --config backend:cudaMallocAsync"; do
