@@ -51,7 +51,7 @@ say "cuda:0 total memory: $TOTAL"
 say "== backend checks"
 "$B/tests/benchmarks/bench_gpu_checks" >"$LOGS/checks.txt" 2>&1
 echo "exit $?" >>"$LOGS/checks.txt"
-tail -2 "$LOGS/checks.txt" | tee -a "$SUMMARY"
+cat "$LOGS/checks.txt" | tee -a "$SUMMARY"
 
 say "== replay --gpu cuda:0 of every shared trace vs ground truth"
 match=0; total=0
@@ -111,6 +111,10 @@ for cmd in "run llm-training --gpu cuda:0" "run llm-training --gpu cuda:0 --conf
     echo "exit $?" >>"$LOGS/memcheck_$i.txt"
     say "memcheck allocscope-cli $cmd: $(grep -E 'ERROR SUMMARY' "$LOGS/memcheck_$i.txt" | sed 's/=* *//') $(grep -E 'LEAK SUMMARY' "$LOGS/memcheck_$i.txt" | sed 's/=* *//'); $(tail -1 "$LOGS/memcheck_$i.txt")"
 done
+"$SAN" --tool memcheck --leak-check full --error-exitcode 9 "$B/tests/benchmarks/bench_gpu_checks" \
+    --except outOfMemoryIsNotAnError >"$LOGS/memcheck_checks.txt" 2>&1
+echo "exit $?" >>"$LOGS/memcheck_checks.txt"
+say "memcheck bench_gpu_checks: $(grep -E 'passed' "$LOGS/memcheck_checks.txt" | tail -1) $(grep -E 'ERROR SUMMARY' "$LOGS/memcheck_checks.txt" | sed 's/=* *//'); $(tail -1 "$LOGS/memcheck_checks.txt")"
 say "== async-model calibration against PyTorch (backend:cudaMallocAsync)"
 mkdir -p "$LOGS/async"
 "$B/tests/benchmarks/bench_gpu_async_calibration" --out-dir "$LOGS/async" >"$LOGS/async/bench.txt" 2>&1
