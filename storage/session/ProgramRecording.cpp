@@ -20,7 +20,7 @@ namespace allocscope::storage {
 namespace {
 
 constexpr std::uint64_t kProgressOps = 4096;
-constexpr std::uint64_t kProgressEvents = 16384;
+constexpr std::uint64_t kProgressEvents = 4096;
 
 // The allocator must exist before the recorder (the run starts from its initial statistics),
 // and the allocator takes its sink at construction: this sink forwards once the recorder is set.
@@ -257,7 +257,7 @@ std::vector<ImportedRun> recordImport(SessionWriter& writer, const PreparedImpor
         if (runs.back().cancelled) break;
         doneBefore += trace.entries.size();
     }
-    if (progress && !runs.back().cancelled) progress(totalEntries, totalEntries);
+    if (progress && !runs.empty() && !runs.back().cancelled) progress(totalEntries, totalEntries);
     return runs;
 }
 

@@ -320,6 +320,22 @@ private slots:
         QCOMPARE(row.info.gpu, std::string("h100-80gb"));
     }
 
+    void cancelledImportLeavesAnInterruptedRun() {
+        const std::string trace = std::string(ALLOCSCOPE_TEST_DATA) + "/traces/train_gpt__default.pickle";
+        const std::string file = path("import-cancel.allocscope");
+        std::vector<storage::ImportedRun> runs;
+        {
+            storage::SessionWriter writer(file);
+            runs = storage::importTraceFile(writer, trace, {}, [](std::uint64_t, std::uint64_t) { return false; });
+        }
+        QCOMPARE(runs.size(), std::size_t(1));
+        QVERIFY(runs[0].cancelled);
+        storage::SessionReader reader(file);
+        const storage::RunRow row = reader.run(runs[0].runNumber);
+        QCOMPARE(row.status, storage::RunStatus::Interrupted);
+        QVERIFY(row.eventCount > 0 && row.eventCount < 8131);
+    }
+
     void importRefusesBadInputBeforeWriting() {
         const std::string file = path("bad-import.allocscope");
         const std::string garbage = path("garbage.pickle");
