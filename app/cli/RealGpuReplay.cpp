@@ -50,7 +50,8 @@ bool RealGpuReplay::finish(const alloc::ReplayOptions& options, std::int64_t tra
         if (se.streams != 0 || se.eventsRecorded != 0) {
             report << "  streams: " << se.streams << " created, " << se.uses << " record_stream uses written, "
                    << se.eventsRecorded << " events recorded at frees (" << se.eventsDone << " complete when the program "
-                   << "completed the free, " << se.eventsWaited << " waited for)\n";
+                   << "completed the free, " << se.eventsWaited << " waited for, "
+                   << se.eventsRecorded - se.eventsDone - se.eventsWaited << " still pending at the end)\n";
         }
         report << "  decisions identical to the simulated replay (" << gpu.events << " events); real-address order: "
                << c.orderDisagreements << " of " << gpu.newRanges

@@ -126,7 +126,8 @@ bool runOnRealGpu(const ResolvedDevice& device, const alloc::Program& program, c
             notes += "real streams:      " + std::to_string(se.streams) + " created, " + std::to_string(se.uses) +
                      " record_stream uses written, " + std::to_string(se.eventsRecorded) + " events recorded at frees (" +
                      std::to_string(se.eventsDone) + " complete when the program completed the free, " +
-                     std::to_string(se.eventsWaited) + " waited for)\n";
+                     std::to_string(se.eventsWaited) + " waited for, " +
+                     std::to_string(se.eventsRecorded - se.eventsDone - se.eventsWaited) + " still pending at the end)\n";
         }
         if (c.realOomDivergences != 0) {
             notes += "note: " + std::to_string(c.realOomDivergences) +
