@@ -12,8 +12,19 @@ CommandLineOptions parseCommandLine(const QStringList& arguments) {
                                         QStringLiteral("Show this help and exit."));
     const QCommandLineOption versionOption({QStringLiteral("v"), QStringLiteral("version")},
                                            QStringLiteral("Show the version and exit."));
+    const QCommandLineOption runOption(QStringLiteral("run"), QStringLiteral("Select run N of the session."), QStringLiteral("N"));
+    const QCommandLineOption eventOption(QStringLiteral("event"), QStringLiteral("Move the scrubber to event E (from 0)."), QStringLiteral("E"));
+    const QCommandLineOption viewOption(QStringLiteral("view"), QStringLiteral("Bring a view to the front: segments, heatmap, timeline, compare or summary."),
+                                        QStringLiteral("NAME"));
+    const QCommandLineOption blockOption(QStringLiteral("block"), QStringLiteral("Select the block covering ADDRESS (hex 0x... or decimal)."),
+                                         QStringLiteral("ADDRESS"));
+    const QCommandLineOption themeOption(QStringLiteral("theme"), QStringLiteral("Colour theme: light, dark or system (remembered)."),
+                                         QStringLiteral("THEME"));
+    const QCommandLineOption screenshotOption(QStringLiteral("screenshot"),
+                                              QStringLiteral("Save the window as a PNG once the views are shown, then quit."), QStringLiteral("FILE"));
     parser.addOption(helpOption);
     parser.addOption(versionOption);
+    parser.addOptions({runOption, eventOption, viewOption, blockOption, themeOption, screenshotOption});
     parser.addPositionalArgument(
         QStringLiteral("files"),
         QStringLiteral("Session files (.allocscope), PyTorch snapshots (.pickle, .json) or RMM CSV logs to open."),
@@ -28,6 +39,31 @@ CommandLineOptions parseCommandLine(const QStringList& arguments) {
     options.showVersion = parser.isSet(versionOption);
     if (options.showHelp) options.helpText = parser.helpText();
     options.files = parser.positionalArguments();
+    bool ok = true;
+    if (parser.isSet(runOption)) {
+        options.run = parser.value(runOption).toInt(&ok);
+        if (!ok || options.run < 1) options.error = QStringLiteral("--run needs a run number from 1, got '%1'").arg(parser.value(runOption));
+    }
+    if (parser.isSet(eventOption)) {
+        options.event = parser.value(eventOption).toLongLong(&ok);
+        if (!ok || options.event < 0) options.error = QStringLiteral("--event needs an event index from 0, got '%1'").arg(parser.value(eventOption));
+    }
+    if (parser.isSet(viewOption)) {
+        options.view = parser.value(viewOption).toLower();
+        static const QStringList kViews{QStringLiteral("segments"), QStringLiteral("heatmap"), QStringLiteral("timeline"),
+                                        QStringLiteral("compare"), QStringLiteral("summary"), QStringLiteral("inspector")};
+        if (!kViews.contains(options.view)) options.error = QStringLiteral("--view must be one of %1, got '%2'").arg(kViews.join(QStringLiteral(", ")), options.view);
+    }
+    if (parser.isSet(blockOption)) {
+        options.block = parser.value(blockOption).toULongLong(&ok, 0);
+        if (!ok) options.error = QStringLiteral("--block needs an address (0x... or decimal), got '%1'").arg(parser.value(blockOption));
+    }
+    if (parser.isSet(themeOption)) {
+        options.theme = parser.value(themeOption).toLower();
+        if (options.theme != QLatin1String("light") && options.theme != QLatin1String("dark") && options.theme != QLatin1String("system"))
+            options.error = QStringLiteral("--theme must be light, dark or system, got '%1'").arg(options.theme);
+    }
+    options.screenshot = parser.value(screenshotOption);
     return options;
 }
 

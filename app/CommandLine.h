@@ -2,6 +2,7 @@
 // The GUI's command line, parsed without a QApplication so tests can call it directly.
 #include <QString>
 #include <QStringList>
+#include <QtGlobal>
 
 namespace allocscope::app {
 
@@ -11,6 +12,13 @@ struct CommandLineOptions {
     bool showVersion = false;
     QString helpText;       // filled when showHelp is set
     QString error;          // non-empty: the arguments were invalid; say this and exit 2
+    // Where to start (what a lesson, a bug report or the README's screenshots point at).
+    int run = -1;           // --run N: select run N of the session
+    qint64 event = -1;      // --event E: move the scrubber to event E
+    QString view;           // --view segments|heatmap|timeline|compare|summary
+    quint64 block = 0;      // --block ADDRESS: select the block covering ADDRESS (0 = none)
+    QString theme;          // --theme light|dark|system (also remembered)
+    QString screenshot;     // --screenshot FILE.png: save the window once shown, then quit
 };
 
 // `arguments` includes the program name, as QCoreApplication::arguments() does.

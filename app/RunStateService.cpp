@@ -110,9 +110,10 @@ void RunStateService::openRun(const QString& path, int run) {
                 worker->cursor = std::make_unique<storage::StateCursor>(*worker->reader, run);
                 const storage::Timeline timeline = storage::TimelineQuery::build(*worker->reader, run, 0, row.eventCount - 1, kTimelineBuckets);
                 overview.timeline = toTimelineData(timeline);
-                std::optional<storage::HeatmapGrid> grid = storage::HeatmapQuery::stored(*worker->reader, run);
-                if (!grid) grid = storage::HeatmapQuery::build(*worker->reader, run, 0, row.eventCount - 1, kHeatmapColumns, kHeatmapRows);
-                overview.heatmap = toHeatmapData(*grid, row.eventCount);
+                // Long runs are resampled from the grid stored while recording; short ones (whose
+                // stored grid has few columns) are replayed exactly.
+                const storage::HeatmapGrid grid = storage::HeatmapQuery::build(*worker->reader, run, 0, row.eventCount - 1, kHeatmapColumns, kHeatmapRows);
+                overview.heatmap = toHeatmapData(grid, row.eventCount);
             }
             worker->phases = worker->reader->phases(run);
             for (const storage::PhaseSpan& p : worker->phases) {

@@ -1,9 +1,11 @@
 // allocscope: the desktop app.
 #include <QApplication>
+#include <QTimer>
 #include <cstdio>
 
 #include "app/CommandLine.h"
 #include "app/MainWindow.h"
+#include "app/StartupScript.h"
 
 int main(int argc, char** argv) {
     // The .qrc is compiled into the static allocscope_appcore library: register it explicitly,
@@ -30,6 +32,8 @@ int main(int argc, char** argv) {
     }
     allocscope::app::MainWindow window;
     window.show();
-    for (const QString& file : options.files) window.openFile(file);
-    return QApplication::exec();
+    allocscope::app::StartupScript script(window, options);
+    QTimer::singleShot(0, &script, &allocscope::app::StartupScript::start);
+    const int status = QApplication::exec();
+    return status != 0 ? status : script.exitCode();
 }

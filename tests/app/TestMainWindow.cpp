@@ -305,10 +305,10 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(plot->isVisible() && plot->plotRect().width() > 10, kTimeout);
         const views::HeatmapData& heat = window.heatmap()->data();
         QVERIFY(heat.isValid());
-        const auto uniform = [&heat](int t, int a, int state, quint8 value) {
-            for (int dt = -4; dt <= 4; ++dt) {
-                for (int da = -4; da <= 4; ++da) {
-                    const int tt = t + dt, aa = a + da;
+        const auto uniform = [&heat](int t, int bin, int state, quint8 value) {
+            for (int dt = -2; dt <= 2; ++dt) {
+                for (int da = -2; da <= 2; ++da) {
+                    const int tt = t + dt, aa = bin + da;
                     if (tt < 0 || aa < 0 || tt >= heat.timeBins || aa >= heat.addressBins) return false;
                     const views::HeatCell& c = heat.cell(tt, aa);
                     if (state >= 0 ? c[static_cast<std::size_t>(state)] != value : (c[0] + c[1] + c[2] + c[3] + c[4]) != 0) return false;
@@ -320,14 +320,14 @@ private slots:
         int checkedRequested = 0, checkedUnreserved = 0;
         // Skip the cursor's column (it is drawn over the cells).
         const int cursorX = plot->cellRect(0, 0).left();
-        for (int t = 4; t < heat.timeBins - 4 && (checkedRequested == 0 || checkedUnreserved == 0); t += 7) {
-            for (int a = 4; a < heat.addressBins - 4; a += 7) {
-                const QPoint p = plot->cellRect(t, a).center().toPoint();
+        for (int t = 4; t < heat.timeBins - 4 && (checkedRequested == 0 || checkedUnreserved == 0); t += 3) {
+            for (int bin = 4; bin < heat.addressBins - 4; bin += 3) {
+                const QPoint p = plot->cellRect(t, bin).center().toPoint();
                 if (qAbs(p.x() - cursorX) < 3) continue;
-                if (checkedRequested == 0 && uniform(t, a, static_cast<int>(views::HeatState::Requested), 255)) {
+                if (checkedRequested == 0 && uniform(t, bin, static_cast<int>(views::HeatState::Requested), 255)) {
                     QCOMPARE(image.pixelColor(p), expected.requested);
                     ++checkedRequested;
-                } else if (checkedUnreserved == 0 && uniform(t, a, -1, 0)) {
+                } else if (checkedUnreserved == 0 && uniform(t, bin, -1, 0)) {
                     QCOMPARE(image.pixelColor(p), expected.unreserved);
                     ++checkedUnreserved;
                 }

@@ -1,0 +1,80 @@
+#include "app/StartupScript.h"
+
+#include <QApplication>
+#include <QPixmap>
+#include <QTimer>
+
+#include <cstdio>
+
+#include "app/MainWindow.h"
+#include "views/theme/ThemePalette.h"
+#include "views/widgets/RunListModel.h"
+#include "views/widgets/RunListWidget.h"
+
+namespace allocscope::app {
+
+namespace {
+constexpr int kPollMs = 50;
+constexpr int kGiveUpTicks = 1200;  // 60 s: a screenshot run never hangs a script
+constexpr int kSettleTicks = 10;    // let charts lay out and paint before grabbing
+}  // namespace
+
+StartupScript::StartupScript(MainWindow& window, CommandLineOptions options)
+    : window_(window), options_(std::move(options)), timer_(new QTimer(this)) {
+    timer_->setInterval(kPollMs);
+    connect(timer_, &QTimer::timeout, this, &StartupScript::poll);
+}
+
+void StartupScript::start() {
+    if (!options_.theme.isEmpty()) {
+        window_.setTheme(options_.theme == QLatin1String("dark")    ? views::ThemeChoice::Dark
+                         : options_.theme == QLatin1String("light") ? views::ThemeChoice::Light
+                                                                    : views::ThemeChoice::System);
+    }
+    if (!options_.files.isEmpty()) window_.openFiles(options_.files);
+    if (options_.run > 0) window_.selectRun(options_.run);
+    if (options_.event >= 0) window_.goToEvent(options_.event);
+    if (!options_.view.isEmpty()) window_.showView(options_.view);
+    const bool needsWaiting = options_.block != 0 || !options_.screenshot.isEmpty() || options_.event >= 0;
+    if (needsWaiting) timer_->start();
+}
+
+void StartupScript::poll() {
+    ++ticks_;
+    if (ticks_ > kGiveUpTicks) {
+        std::fprintf(stderr, "allocscope: gave up waiting for the session to load\n");
+        timer_->stop();
+        exitCode_ = 1;
+        if (!options_.screenshot.isEmpty()) QApplication::exit(1);
+        return;
+    }
+    const RunStateFrame& frame = window_.currentFrame();
+    const bool wantedRun = options_.run <= 0 || frame.run == options_.run;
+    const bool loaded = frame.run > 0 && wantedRun && !window_.isBusy() && !frame.approximate &&
+                        (options_.event < 0 || frame.shown == options_.event || window_.currentRun() != frame.run);
+    if (stage_ == 0) {
+        if (options_.files.isEmpty()) {
+            stage_ = 2;
+        } else if (!loaded) {
+            return;
+        } else {
+            if (options_.event >= 0 && frame.shown != options_.event) window_.goToEvent(options_.event);
+            if (!options_.view.isEmpty()) window_.showView(options_.view);
+            if (options_.block != 0) window_.selectBlock(options_.block);
+            stage_ = 1;
+            ticks_ = 0;
+            return;
+        }
+    }
+    if (stage_ == 1 && ticks_ < kSettleTicks) return;
+    timer_->stop();
+    if (!options_.screenshot.isEmpty()) {
+        if (!window_.grab().save(options_.screenshot)) {
+            std::fprintf(stderr, "allocscope: cannot write the screenshot (%s)\n", qPrintable(options_.screenshot));
+            exitCode_ = 1;
+        }
+        QApplication::exit(exitCode_);
+    }
+}
+
+}  // namespace allocscope::app
