@@ -1,0 +1,175 @@
+// The main window on a big session (issue #7's targets): the first full view (run list, timeline,
+// whole-run heatmap, segment map at the last event) <= 1 s; frames per second while the scrubber
+// is dragged (each frame: the nearest keyframe's state, marked approximate, painted) >= 30; the
+// exact state after the release <= 100 ms; arrow-key stepping >= 30 steps/s (each step's exact
+// state painted); peak RSS <= 500 MB. Offscreen, raster painting, the real MainWindow.
+//
+//   bench_gui_session --session FILE [--run N]   (the reference session: bench_storage_session --keep --record-only)
+//   bench_gui_session --smoke                    (records a tiny session, no claims)
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QKeyEvent>
+#include <QSlider>
+#include <QTemporaryDir>
+#include <QTimer>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <string>
+
+#include "allocator/config/ConfigParser.h"
+#include "allocator/device/GpuPresets.h"
+#include "allocator/workloads/WorkloadRegistry.h"
+#include "app/MainWindow.h"
+#include "storage/session/ProgramRecording.h"
+#include "storage/session/SessionWriter.h"
+#include "views/data/HeatmapData.h"
+#include "views/widgets/EventScrubber.h"
+#include "views/widgets/HeatmapWidget.h"
+#include "views/widgets/RunListModel.h"
+#include "views/widgets/RunListWidget.h"
+#include "views/widgets/SegmentMapCanvas.h"
+#include "views/widgets/SegmentMapWidget.h"
+
+using namespace allocscope;
+
+namespace {
+
+// Waits (sleeping in the event loop, never spinning) until `done` or `timeoutMs`.
+bool waitFor(const std::function<bool()>& done, int timeoutMs) {
+    QElapsedTimer clock;
+    clock.start();
+    QTimer wake;
+    wake.start(5);
+    while (!done()) {
+        if (clock.elapsed() > timeoutMs) return false;
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
+    }
+    return true;
+}
+
+double peakRssMb() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+    }
+    return -1;
+}
+
+void makeSmokeSession(const QString& path) {
+    storage::SessionWriter writer(path.toStdString());
+    const alloc::Workload& workload = alloc::WorkloadRegistry::instance().get("fragmentation-101");
+    const alloc::GeneratedProgram program = workload.generate(workload.resolve(), 1);
+    const alloc::GpuPreset preset = *alloc::findGpuPreset("h100-80gb");
+    storage::RecordTarget target;
+    target.info.name = "fragmentation-101";
+    target.info.gpu = preset.name;
+    target.totalMemory = preset.totalMemory;
+    target.otherMemory = preset.contextMemory;
+    storage::recordProgram(writer, program.program, &program.stacks, target);
+    writer.flush();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    QString session;
+    int run = 1;
+    bool smoke = false;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--smoke") == 0) smoke = true;
+        else if (std::strcmp(argv[i], "--session") == 0 && i + 1 < argc) session = QString::fromLocal8Bit(argv[++i]);
+        else if (std::strcmp(argv[i], "--run") == 0 && i + 1 < argc) run = std::atoi(argv[++i]);
+        else {
+            std::fprintf(stderr, "usage: bench_gui_session (--session FILE [--run N] | --smoke)\n");
+            return 2;
+        }
+    }
+    QApplication qapp(argc, argv);
+    QCoreApplication::setOrganizationName(QStringLiteral("AllocScopeBench"));
+    QCoreApplication::setApplicationName(QStringLiteral("bench_gui_session"));
+    QTemporaryDir dir;
+    if (smoke) {
+        session = dir.filePath(QStringLiteral("smoke.allocscope"));
+        makeSmokeSession(session);
+        run = 1;
+    }
+    if (session.isEmpty()) {
+        std::fprintf(stderr, "bench_gui_session: --session FILE or --smoke is required\n");
+        return 2;
+    }
+    const int timeout = 120000;
+    app::MainWindow window;
+    window.resize(1280, 720);
+    window.show();
+    QCoreApplication::processEvents();
+
+    // 1. First full view: open, run list, overview (timeline + heatmap), state at the last event painted.
+    QElapsedTimer clock;
+    clock.start();
+    if (!window.openSessionFile(session)) return 1;
+    window.selectRun(run);
+    window.goToEvent(std::numeric_limits<qint64>::max());  // clamped to the run's last event
+    const bool ok = waitFor([&] {
+        const auto& f = window.currentFrame();
+        return f.run == run && !f.approximate && f.shown == window.scrubber()->eventCount() - 1 && window.scrubber()->eventCount() > 0 &&
+               window.heatmap()->data().isValid() && window.runList()->model()->rowCount() > 0;
+    }, timeout);
+    if (!ok) {
+        std::fprintf(stderr, "bench_gui_session: the first view did not appear\n");
+        return 1;
+    }
+    window.segmentMap()->canvas()->viewport()->repaint();
+    window.repaint();
+    const double firstViewMs = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+    const qint64 count = window.scrubber()->eventCount();
+    std::printf("session: %s, run %d, %lld events, %zu segments at the last event\n", qPrintable(session), run,
+                static_cast<long long>(count), window.segmentMap()->data().segments.size());
+    std::printf("first full view (run list, timeline, heatmap, segment map at the last event): %.0f ms (target <= 1000)\n", firstViewMs);
+
+    // 2. Dragging the scrubber: each frame shows the nearest keyframe's state, painted.
+    QSlider* slider = window.scrubber()->slider();
+    const int frames = smoke ? 20 : 120;
+    slider->setSliderDown(true);
+    clock.restart();
+    int shownFrames = 0;
+    for (int i = 0; i < frames; ++i) {
+        const qint64 target = (count - 1) * (i + 1) / (frames + 1);
+        slider->setValue(static_cast<int>(target));
+        if (!waitFor([&] { return window.currentFrame().requested == target; }, timeout)) break;
+        window.segmentMap()->canvas()->viewport()->repaint();
+        ++shownFrames;
+    }
+    const double dragMs = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+    std::printf("scrubber drag: %d frames in %.0f ms = %.1f frames/s (target >= 30)\n", shownFrames, dragMs, shownFrames * 1000.0 / dragMs);
+    clock.restart();
+    slider->setSliderDown(false);
+    const qint64 released = window.scrubber()->currentEvent();
+    waitFor([&] { return !window.currentFrame().approximate && window.currentFrame().shown == released; }, timeout);
+    window.segmentMap()->canvas()->viewport()->repaint();
+    std::printf("exact state after the release: %.0f ms (target <= 100; includes the %d ms settle delay)\n",
+                static_cast<double>(clock.nsecsElapsed()) / 1e6, 40);
+
+    // 3. Arrow-key stepping: each step's exact state painted before the next key.
+    slider->setFocus();
+    const int steps = smoke ? 20 : 300;
+    clock.restart();
+    int done = 0;
+    for (int i = 0; i < steps; ++i) {
+        const qint64 expected = std::min(window.scrubber()->currentEvent() + 1, count - 1);
+        QKeyEvent press(QEvent::KeyPress, Qt::Key_Right, Qt::NoModifier);
+        QCoreApplication::sendEvent(slider, &press);
+        if (!waitFor([&] { return window.currentFrame().shown == expected && !window.currentFrame().approximate; }, timeout)) break;
+        window.segmentMap()->canvas()->viewport()->repaint();
+        ++done;
+    }
+    const double stepMs = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+    std::printf("arrow-key stepping: %d steps in %.0f ms = %.1f steps/s (target >= 30)\n", done, stepMs, done * 1000.0 / stepMs);
+    std::printf("peak RSS: %.0f MB (target <= 500)\n", peakRssMb());
+    return 0;
+}
