@@ -48,7 +48,7 @@ bool writeOps(const std::string& path, const Program& program) {
     return static_cast<bool>(out);
 }
 
-std::int64_t peak(const DeviceStats& s, bool reserved) {
+[[maybe_unused]] std::int64_t peak(const DeviceStats& s, bool reserved) {
     return reserved ? s.reserved_bytes[kAggregate].peak : s.allocated_bytes[kAggregate].peak;
 }
 
