@@ -210,6 +210,7 @@ void ComparePage::publish() {
     for (const auto& r : results_)
         if (r) shown.runs.push_back(*r);
     widget_->setData(std::move(shown));
+    ++dataVersion_;  // maps loaded for the previous list of runs no longer fit
     requestMaps(widget_->currentOp());
 }
 
@@ -283,7 +284,8 @@ void ComparePage::startMapLoad(qint64 op) {
     for (const views::CompareRun& r : widget_->data().runs) runs.push_back(r.run);
     const std::string path = sessionPath_.toStdString();
     const int generation = generation_;
-    mapThread_ = std::thread([this, path, runs, op, generation] {
+    const int version = dataVersion_;
+    mapThread_ = std::thread([this, path, runs, op, generation, version] {
         views::CompareMaps maps;
         maps.op = op;
         QString error;
@@ -302,16 +304,18 @@ void ComparePage::startMapLoad(qint64 op) {
         }
         QMetaObject::invokeMethod(
             this,
-            [this, maps = std::move(maps), op, error, generation]() mutable {
+            [this, maps = std::move(maps), error, generation, version]() mutable {
                 mapLoading_ = false;
                 if (generation != generation_) return;
-                ++mapsLoaded_;
-                if (!error.isEmpty()) say(tr("Cannot read the segment maps: %1").arg(error));
-                else widget_->setMaps(std::move(maps));
+                if (version == dataVersion_) {
+                    ++mapsLoaded_;
+                    if (!error.isEmpty()) say(tr("Cannot read the segment maps: %1").arg(error));
+                    else widget_->setMaps(std::move(maps));
+                }
                 if (pendingMapOp_) {
                     const qint64 next = *pendingMapOp_;
                     pendingMapOp_.reset();
-                    if (next != op) startMapLoad(next);
+                    startMapLoad(next);
                 }
             },
             Qt::QueuedConnection);

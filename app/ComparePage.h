@@ -95,7 +95,8 @@ private:
     std::thread mapThread_;
     bool mapLoading_ = false;
     std::optional<qint64> pendingMapOp_;
-    int generation_ = 0;
+    int generation_ = 0;   // session / comparison: answers for an older one are dropped
+    int dataVersion_ = 0;  // the runs shown: maps for another list of runs are dropped
     int mapsLoaded_ = 0;
 };
 

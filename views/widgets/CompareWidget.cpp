@@ -163,6 +163,8 @@ void CompareWidget::setData(CompareData data) {
 qint64 CompareWidget::currentOp() const { return op_; }
 
 void CompareWidget::setCurrentOp(qint64 op) {
+    // Negative: the end of the program (the default view).
+    if (op < 0) op = data_.opCount - 1;
     op = std::clamp<qint64>(op, 0, std::max<qint64>(0, data_.opCount - 1));
     if (op == op_) return;
     syncOpControls(op);

@@ -53,7 +53,8 @@ public:
     QString tableCsv() const;
 
 public slots:
-    void setCurrentOp(qint64 op);  // moves the op selector; emits mapsRequested when it changes
+    // Moves the op selector (negative: the last op); emits mapsRequested when it changes.
+    void setCurrentOp(qint64 op);
 
 signals:
     void mapsRequested(qint64 op);
