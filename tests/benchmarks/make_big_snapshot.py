@@ -14,7 +14,8 @@ Because the allocator state (segments and live blocks, hence every free block) i
 ends of the body, each repetition makes the same decisions at the same addresses, and the whole
 trace still replays exactly under the source's settings, ending in the source's final segments.
 record_function annotations inside the body are repeated with it. Each entry is a new dict with
-its own frames list, as PyTorch writes them, so the file has a real snapshot's shape and size.
+its own frames list of shared frame dicts, as PyTorch's pickle writes them, so the file has a real
+snapshot's shape and size.
 Standard library only.
 """
 import argparse
@@ -63,7 +64,9 @@ def find_body(trace):
 
 def fresh(entry, shift):
     out = dict(entry)
-    out["frames"] = [dict(frame) for frame in entry.get("frames", [])]
+    # A new frames list of the same frame dicts: PyTorch's pickle shares frame dicts between
+    # entries through the memo (60 distinct ones for train_gpt's 26,939 frame references).
+    out["frames"] = list(entry.get("frames", []))
     if "time_us" in out:
         out["time_us"] = entry["time_us"] + shift
     return out
