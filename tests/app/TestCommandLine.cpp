@@ -29,6 +29,24 @@ private slots:
         QVERIFY(!options.error.isEmpty());
         QVERIFY(options.error.contains("frobnicate"));
     }
+    void whereToStart() {
+        const auto options = parseCommandLine({"allocscope", "s.allocscope", "--run", "2", "--event", "40", "--view", "Heatmap",
+                                               "--block", "0x7f0000200000", "--theme", "dark", "--screenshot", "out.png"});
+        QVERIFY2(options.error.isEmpty(), qPrintable(options.error));
+        QCOMPARE(options.run, 2);
+        QCOMPARE(options.event, qint64{40});
+        QCOMPARE(options.view, QString("heatmap"));
+        QCOMPARE(options.block, quint64{0x7f0000200000});
+        QCOMPARE(options.theme, QString("dark"));
+        QCOMPARE(options.screenshot, QString("out.png"));
+    }
+    void badStartValuesSayWhat() {
+        QVERIFY(parseCommandLine({"allocscope", "--run", "0"}).error.contains("--run"));
+        QVERIFY(parseCommandLine({"allocscope", "--event", "-3"}).error.contains("--event"));
+        QVERIFY(parseCommandLine({"allocscope", "--view", "charts"}).error.contains("charts"));
+        QVERIFY(parseCommandLine({"allocscope", "--block", "xyz"}).error.contains("xyz"));
+        QVERIFY(parseCommandLine({"allocscope", "--theme", "pink"}).error.contains("pink"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCommandLine)

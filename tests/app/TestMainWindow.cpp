@@ -15,6 +15,7 @@
 #include <QSpinBox>
 #include <QPlainTextEdit>
 
+#include "app/ComparePage.h"
 #include "app/ExperimentPanel.h"
 #include "app/MainWindow.h"
 #include "app/ViewDataAdapters.h"
@@ -384,6 +385,30 @@ private slots:
         QFile f(csv);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QVERIFY(f.readAll().contains("fragmentation-101"));
+    }
+
+    void comparingTwoConfigsRecordsBothRuns() {
+        MainWindow window;
+        window.resize(1280, 720);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.newSession());
+        auto* panel = window.experimentPanel();
+        panel->selectWorkload("fragmentation-101");
+        panel->paramForm()->setValues({{"tensors", 20}, {"small_tensors", 5}});
+        panel->configEditor()->setText("expandable_segments:True");
+        // The editor's config, the defaults and expandable_segments (here the same): two configs.
+        QCOMPARE(panel->compareConfigs().size(), 2);
+        QTest::mouseClick(panel->compareButton(), Qt::LeftButton);
+        QCOMPARE(window.viewTabs()->currentWidget(), static_cast<QWidget*>(window.comparePage()));
+        QTRY_VERIFY_WITH_TIMEOUT(!window.comparePage()->isBusy(), kTimeout);
+        QTRY_COMPARE_WITH_TIMEOUT(window.comparePage()->shownRuns().size(), 2, kTimeout);
+        QTRY_COMPARE_WITH_TIMEOUT(window.runList()->model()->rowCount(), 2, kTimeout);
+        QStringList configs;
+        for (const auto& row : window.runList()->model()->runs()) configs << row.config;
+        configs.sort();
+        QCOMPARE(configs, QStringList({"", "expandable_segments:True"}));
+        QVERIFY(panel->runButton()->isEnabled());
     }
 
     void importingASnapshotMakesATemporarySession() {
