@@ -180,8 +180,14 @@ void ComparePage::jobFinished(bool cancelled, const QString& error) {
     } else if (!failures_.isEmpty()) {
         say(tr("Compare finished with errors: %1").arg(failures_.join(QStringLiteral("; "))));
     } else {
-        say(tr("Compared %n config(s) on %1: %2 recorded in the session.", nullptr, done)
-                .arg(program_, recorded_.isEmpty() ? tr("no runs") : tr("%n run(s)", nullptr, static_cast<int>(recorded_.size()))));
+        QStringList numbers;
+        QList<int> sorted = recorded_;
+        std::sort(sorted.begin(), sorted.end());
+        for (int n : sorted) numbers << QString::number(n);
+        say(recorded_.isEmpty() ? tr("Compared %n config(s); none recorded (the cudaMallocAsync model keeps no segments).", nullptr, done)
+                                : tr("Compared %n config(s): %1 recorded in the session (%2).", nullptr, done)
+                                      .arg(tr("%n run(s)", nullptr, static_cast<int>(recorded_.size())),
+                                           tr("runs %1").arg(numbers.join(QStringLiteral(", ")))));
     }
     if (!recorded_.isEmpty()) {
         QList<int> sorted = recorded_;

@@ -128,6 +128,10 @@ private slots:
         QCOMPARE(w.barChart(CompareMetric::AllocatorTime)->unitName(), QStringLiteral("µs"));
         QCOMPARE(w.barChart(CompareMetric::AllocatorTime)->barValue(0), 1234.5);
         for (int i = 0; i < 3; ++i) QCOMPARE(peak->barColor(i), CompareColors::forRun(i, Theme::Light));
+        QVERIFY(!w.barChart(CompareMetric::Retries)->allZero());
+        CompareBarChart none(CompareMetric::Retries);
+        none.setRuns({run(QStringLiteral("default"), 1, 10, 1), run(QStringLiteral("x"), 2, 10, 1)});
+        QVERIFY(none.allZero());  // says "0 for every config" instead of an empty plot
         QCOMPARE(w.legend()->entries().size(), 3);
         QCOMPARE(w.legend()->entries().at(1).label, QStringLiteral("expandable_segments:True"));
     }
@@ -169,7 +173,9 @@ private slots:
         auto text = [m](int row, int column) { return m->data(m->index(row, column)).toString(); };
         auto raw = [m](int row, int column) { return m->data(m->index(row, column), CompareTableModel::SortRole); };
         QCOMPARE(text(0, CompareTableModel::ConfigColumn), QStringLiteral("default"));
-        QCOMPARE(text(0, CompareTableModel::PeakReservedColumn), QStringLiteral("1.17 GiB"));
+        QCOMPARE(text(0, CompareTableModel::PeakReservedColumn), QStringLiteral("1,194.0 MiB"));
+        QCOMPARE(text(1, CompareTableModel::PeakReservedColumn), QStringLiteral("1,162.0 MiB"));
+        QCOMPARE(text(0, CompareTableModel::WasteColumn), QStringLiteral("179.0 MiB"));
         QCOMPARE(raw(0, CompareTableModel::PeakReservedColumn).toULongLong(), 1194ull * kMiB);
         QCOMPARE(raw(1, CompareTableModel::PeakReservedColumn).toULongLong(), 1162ull * kMiB);
         QCOMPARE(raw(0, CompareTableModel::WasteColumn).toULongLong(), 179ull * kMiB);

@@ -205,6 +205,22 @@ void CompareBarChart::showBarTip(bool status, int, QBarSet* set) {
     if (it != sets_.end()) QToolTip::showText(QCursor::pos(), barToolTip(static_cast<int>(it - sets_.begin())), this);
 }
 
+bool CompareBarChart::allZero() const {
+    if (runs_.empty()) return false;
+    return std::all_of(runs_.begin(), runs_.end(), [this](const CompareRun& r) { return r.value(metric_) == 0.0; });
+}
+
+void CompareBarChart::drawForeground(QPainter* painter, const QRectF& rect) {
+    QChartView::drawForeground(painter, rect);
+    if (!allZero()) return;
+    const QRectF plot = chart()->mapRectToScene(chart()->plotArea());
+    painter->save();
+    painter->setPen(colors_.mutedText);
+    painter->drawText(plot, Qt::AlignCenter | Qt::TextWordWrap,
+                      runs_.size() == 1 ? tr("0") : tr("0 for every config"));
+    painter->restore();
+}
+
 void CompareBarChart::changeEvent(QEvent* event) {
     if (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange) {
         colors_ = ThemePalette::forPalette(palette());

@@ -35,6 +35,8 @@ public:
     QColor barColor(int run) const;
     QString barToolTip(int run) const;
     double axisMax() const;
+    // Every config scored 0 (no bars): the plot says so instead of staying blank.
+    bool allZero() const;
 
     static QString metricName(CompareMetric metric);         // "peak reserved"
     static QString metricDescription(CompareMetric metric);  // one sentence for tooltips
@@ -43,6 +45,7 @@ public:
 
 protected:
     void changeEvent(QEvent* event) override;
+    void drawForeground(QPainter* painter, const QRectF& rect) override;
 
 private:
     void rebuild();

@@ -18,7 +18,8 @@ namespace allocscope::views {
 CompareTimelineChart::CompareTimelineChart(QWidget* parent) : QChartView(parent) {
     auto* chart = new QChart();
     chart->setAnimationOptions(QChart::NoAnimation);
-    chart->legend()->setAlignment(Qt::AlignBottom);
+    // The Compare widget shows one legend (config colours) for all its charts.
+    chart->legend()->setVisible(false);
     chart->setMargins(QMargins(4, 4, 4, 4));
     setChart(chart);
     setRenderHint(QPainter::Antialiasing, true);
@@ -98,15 +99,9 @@ void CompareTimelineChart::rebuild() {
         line->attachAxis(axisY_);
         lines_.push_back(line);
     }
-    axisX_->setTickType(QValueAxis::TicksDynamic);
-    axisX_->setTickAnchor(0);
-    axisX_->setTickInterval(NiceTicks::step(static_cast<double>(lastOp), std::max(2, viewport()->width() / 110)));
-    axisX_->setRange(0.0, static_cast<double>(lastOp));
-    const double top = std::max(1.0, static_cast<double>(peak) / unit_ * 1.08);
-    axisY_->setTickType(QValueAxis::TicksDynamic);
-    axisY_->setTickAnchor(0);
-    axisY_->setTickInterval(NiceTicks::step(top, std::max(2, viewport()->height() / 60)));
-    axisY_->setRange(0.0, top);
+    lastOp_ = lastOp;
+    top_ = std::max(1.0, static_cast<double>(peak) / unit_ * 1.08);
+    updateTicks();
     applyColors();
     viewport()->update();
 }
@@ -117,7 +112,7 @@ void CompareTimelineChart::applyColors() {
     c->setBackgroundBrush(palette().color(QPalette::Window));
     c->setPlotAreaBackgroundBrush(colors_.background);
     c->setPlotAreaBackgroundVisible(true);
-    c->legend()->setLabelColor(colors_.text);
+    c->legend()->setVisible(false);  // setTheme() shows it again
     for (QValueAxis* axis : {axisX_, axisY_}) {
         axis->setLabelsColor(colors_.text);
         axis->setTitleBrush(colors_.text);
@@ -126,6 +121,18 @@ void CompareTimelineChart::applyColors() {
     }
     for (std::size_t i = 0; i < lines_.size(); ++i)
         lines_[i]->setPen(QPen(CompareColors::forRun(static_cast<int>(i), colors_.theme), 2.0));
+}
+
+void CompareTimelineChart::updateTicks() {
+    // The interval goes first: a new range under the old interval could ask for millions of ticks.
+    axisX_->setTickType(QValueAxis::TicksDynamic);
+    axisX_->setTickAnchor(0);
+    axisX_->setTickInterval(NiceTicks::step(static_cast<double>(lastOp_), std::max(2, viewport()->width() / 110)));
+    axisX_->setRange(0.0, static_cast<double>(lastOp_));
+    axisY_->setTickType(QValueAxis::TicksDynamic);
+    axisY_->setTickAnchor(0);
+    axisY_->setTickInterval(NiceTicks::step(top_, std::max(2, viewport()->height() / 50)));
+    axisY_->setRange(0.0, top_);
 }
 
 int CompareTimelineChart::xForOp(qint64 op) const {
@@ -166,9 +173,9 @@ void CompareTimelineChart::mouseMoveEvent(QMouseEvent* event) {
 
 void CompareTimelineChart::resizeEvent(QResizeEvent* event) {
     QChartView::resizeEvent(event);
-    const bool compact = height() < 220;
-    chart()->legend()->setVisible(!compact);
+    const bool compact = height() < 160;
     for (QValueAxis* axis : {axisX_, axisY_}) axis->setTitleVisible(!compact);
+    updateTicks();
 }
 
 void CompareTimelineChart::drawForeground(QPainter* painter, const QRectF& rect) {

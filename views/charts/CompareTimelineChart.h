@@ -50,6 +50,7 @@ protected:
 private:
     void rebuild();
     void applyColors();
+    void updateTicks();
     void requestAt(const QPoint& viewportPos);
 
     std::vector<CompareRun> runs_;
@@ -59,6 +60,8 @@ private:
     QValueAxis* axisX_ = nullptr;
     QValueAxis* axisY_ = nullptr;
     double unit_ = 1.0;
+    qint64 lastOp_ = 1;
+    double top_ = 1.0;
     qint64 currentOp_ = -1;
 };
 

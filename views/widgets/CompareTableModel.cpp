@@ -2,6 +2,8 @@
 
 #include <QStringList>
 
+#include <algorithm>
+
 #include "views/charts/CompareBarChart.h"
 #include "views/charts/CompareColors.h"
 #include "views/util/Formatting.h"
@@ -27,6 +29,24 @@ const char* const kHeaderTips[CompareTableModel::NUM_COLUMNS] = {
     "Requests that failed with out of memory (first op in brackets)",
     "Per-op cost measured on an H100 plus 38.8 µs per driver call (maps/unmaps charged the same)",
     "The run's number in the session (— = not recorded: cudaMallocAsync has no segments to record)"};
+
+// One unit per byte column (the largest value's), so the rows compare digit for digit:
+// "1,194.0 MiB" above "1,162.0 MiB" rather than "1.17 GiB" above "1.13 GiB".
+QString bytesIn(quint64 bytes, quint64 columnMax) {
+    static const char* const names[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int unit = 0;
+    double scale = 1.0;
+    while (unit < 4 && static_cast<double>(columnMax) / scale >= 1024.0 * 10.0) {
+        scale *= 1024.0;
+        ++unit;
+    }
+    const double value = static_cast<double>(bytes) / scale;
+    const QString number = unit == 0 ? Formatting::count(static_cast<qint64>(bytes))
+                                     : QStringLiteral("%1.%2")
+                                           .arg(Formatting::count(static_cast<qint64>(value * 10.0 + 0.5) / 10))
+                                           .arg(static_cast<qint64>(value * 10.0 + 0.5) % 10);
+    return number + QLatin1Char(' ') + QString::fromLatin1(names[unit]);
+}
 
 QString csvField(const QString& text) {
     if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"')) && !text.contains(QLatin1Char('\n')))
@@ -97,9 +117,13 @@ QVariant CompareTableModel::data(const QModelIndex& index, int role) const {
     if (noSegments) return QStringLiteral("—");
     switch (column) {
         case ConfigColumn: return r.label;
-        case PeakReservedColumn: return Formatting::bytes(r.peakReserved);
-        case PeakAllocatedColumn: return Formatting::bytes(r.peakAllocated);
-        case WasteColumn: return Formatting::bytes(r.waste());
+        case PeakReservedColumn:
+        case PeakAllocatedColumn:
+        case WasteColumn: {
+            quint64 columnMax = 0;
+            for (const CompareRun& other : runs_) columnMax = std::max(columnMax, raw(other, column).toULongLong());
+            return bytesIn(raw(r, column).toULongLong(), columnMax);
+        }
         case CudaMallocColumn: return Formatting::count(static_cast<qint64>(r.cudaMallocs));
         case CudaFreeColumn: return Formatting::count(static_cast<qint64>(r.cudaFrees));
         case RetriesColumn: return Formatting::count(static_cast<qint64>(r.retries));

@@ -65,7 +65,8 @@ CompareWidget::CompareWidget(QWidget* parent) : QWidget(parent) {
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setAlternatingRowColors(true);
     table_->verticalHeader()->setVisible(false);
-    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->horizontalHeader()->setStretchLastSection(false);
+    table_->horizontalHeader()->setSectionResizeMode(CompareTableModel::ConfigColumn, QHeaderView::Stretch);
     table_->setToolTip(tr("The compared numbers per config (File ▸ Export writes them as CSV)"));
     tabs_->addTab(table_, tr("&Table"));
     tabs_->setTabToolTip(1, tr("The numbers of the charts as a table"));
@@ -99,6 +100,8 @@ CompareWidget::CompareWidget(QWidget* parent) : QWidget(parent) {
     split->addWidget(mapsPage);
     split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 3);
+    split->setSizes({260, 390});
+    split->setChildrenCollapsible(false);
     tabs_->addTab(split, tr("Timeline && &maps"));
     tabs_->setTabToolTip(2, tr("Reserved memory of every config over the program, and their segment maps side by side "
                                "at one op"));
