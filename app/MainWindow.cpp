@@ -18,6 +18,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSlider>
 #include <QSplitter>
@@ -55,6 +56,7 @@
 #include "views/widgets/MemorySummaryView.h"
 #include "views/widgets/RunListModel.h"
 #include "views/widgets/RunListWidget.h"
+#include "views/widgets/SegmentMapCanvas.h"
 #include "views/widgets/SegmentMapWidget.h"
 #include "views/widgets/SummaryTableModel.h"
 #include "views/charts/TimelineChartView.h"
@@ -639,8 +641,20 @@ void MainWindow::onScrub(qint64 event, bool dragging) {
 }
 
 void MainWindow::onState(const RunStateFrame& frame) {
+    const bool firstOfRun = frame.run != frame_.run;
     frame_ = frame;
     segmentMap_->setData(frame.segments);
+    if (firstOfRun && !frame.segments.segments.empty()) {
+        // Rows are as wide as their segments; when one huge segment would make the typical one a
+        // sliver, zoom so the median segment takes about half the width (the big one scrolls).
+        std::vector<quint64> sizes;
+        for (const views::ViewSegment& s : frame.segments.segments) sizes.push_back(s.totalSize);
+        std::sort(sizes.begin(), sizes.end());
+        const double median = static_cast<double>(sizes[sizes.size() / 2]);
+        const double largest = static_cast<double>(sizes.back());
+        segmentMap_->canvas()->setZoom(std::clamp(0.5 * largest / std::max(median, 1.0), 1.0, 16.0), 0);
+        segmentMap_->canvas()->horizontalScrollBar()->setValue(0);  // rows start at their left edge
+    }
     summary_->setData(frame.summary);
     QString info = tr("op %1 · %2").arg(views::Formatting::count(frame.op), frame.eventText);
     if (!frame.phase.isEmpty()) info += tr(" · phase %1").arg(frame.phase);

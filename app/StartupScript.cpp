@@ -16,7 +16,7 @@ namespace allocscope::app {
 namespace {
 constexpr int kPollMs = 50;
 constexpr int kGiveUpTicks = 1200;  // 60 s: a screenshot run never hangs a script
-constexpr int kSettleTicks = 10;    // let charts lay out and paint before grabbing
+constexpr int kSettleTicks = 20;    // let charts lay out and paint before grabbing
 }  // namespace
 
 StartupScript::StartupScript(MainWindow& window, CommandLineOptions options)
@@ -60,6 +60,19 @@ void StartupScript::poll() {
         } else {
             if (options_.event >= 0 && frame.shown != options_.event) window_.goToEvent(options_.event);
             if (!options_.view.isEmpty()) window_.showView(options_.view);
+            if (options_.view == QLatin1String("compare")) {
+                // The runs of the selected run's program (same name), side by side.
+                QList<int> runs;
+                const auto& rows = window_.runList()->model()->runs();
+                QString program;
+                for (const auto& row : rows) {
+                    if (row.number == frame.run) program = row.name.section(QStringLiteral(" · "), 0, 0);
+                }
+                for (const auto& row : rows) {
+                    if (row.name.section(QStringLiteral(" · "), 0, 0) == program) runs << row.number;
+                }
+                window_.showComparison(runs);
+            }
             if (options_.block != 0) window_.selectBlock(options_.block);
             stage_ = 1;
             ticks_ = 0;
