@@ -132,7 +132,7 @@ void ComparePage::startCompare(const CompareRequest& request) {
     program_ = request.workload.isEmpty() ? request.tracePath : request.workload;
     opCount_ = 0;
     widget_->setData({});
-    job_ = new CompareJob(request, sessionPath_, writer_);
+    job_ = new CompareJob(request, sessionPath_, writer_, this);
     connect(job_, &CompareJob::prepared, this, [this](const QString& program, qint64 ops, const QStringList& labels) {
         program_ = program;
         opCount_ = ops;

@@ -212,6 +212,33 @@ private slots:
         QVERIFY(w->mapNote(1)->text().contains(QStringLiteral("has no segment map")));
     }
 
+    void comparesATraceReplayedAsTheProgram() {
+        const QString trace = QStringLiteral(ALLOCSCOPE_TEST_DATA "/traces/frag101__default.pickle");
+        QFile input(trace);
+        QVERIFY(input.open(QIODevice::ReadOnly));
+        const QByteArray before = input.readAll();
+        input.close();
+        storage::SessionWriter writer(path_.toStdString());
+        app::ComparePage page;
+        page.setSession(path_, &writer);
+        QSignalSpy recorded(&page, &app::ComparePage::runsRecorded);
+        app::CompareRequest request;
+        request.tracePath = trace;
+        request.configs = {{QStringLiteral("default"), QString()}, {QStringLiteral("expandable"), QStringLiteral("expandable_segments:True")}};
+        page.startCompare(request);
+        QTRY_COMPARE_WITH_TIMEOUT(recorded.count(), 1, kTimeoutMs);
+        views::CompareWidget* w = page.compareWidget();
+        QCOMPARE(w->data().opCount, qint64(305));  // the ops the replay of the recording applied
+        QCOMPARE(tableRaw(w, 0, views::CompareTableModel::PeakReservedColumn), 1194 * kMiB);
+        QCOMPARE(tableRaw(w, 1, views::CompareTableModel::PeakReservedColumn), 1162 * kMiB);
+        QCOMPARE(tableRaw(w, 0, views::CompareTableModel::CudaMallocColumn), quint64(53));
+        writer.flush();
+        storage::SessionReader reader(path_.toStdString());
+        QCOMPARE(reader.run(1).info.sourceKind, std::string("snapshot"));
+        QVERIFY(input.open(QIODevice::ReadOnly));
+        QCOMPARE(input.readAll(), before);  // input files are never written
+    }
+
     void cancelStopsTheComparison() {
         storage::SessionWriter writer(path_.toStdString());
         app::ComparePage page;
