@@ -980,6 +980,28 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    if (doc_ && doc_->isTemporary() && runList_->model()->rowCount() > 0) {
+        // A temporary session lives only until the window closes: offer to keep it.
+        const auto answer = QMessageBox::question(
+            this, tr("Keep this session?"),
+            tr("The session %1 is temporary: its %2 run(s) are lost when AllocScope closes.\nSave it first?")
+                .arg(doc_->displayName())
+                .arg(runList_->model()->rowCount()),
+            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+        if (answer == QMessageBox::Cancel) {
+            event->ignore();
+            return;
+        }
+        if (answer == QMessageBox::Save) {
+            cancelJobs();
+            for (BackgroundJob* job : jobs_) job->wait();
+            const QString path = QFileDialog::getSaveFileName(this, tr("Save Session As"), QString(), tr("Sessions (*.allocscope)"));
+            if (path.isEmpty() || !saveSessionAs(QFileInfo(path).suffix().isEmpty() ? path + QStringLiteral(".allocscope") : path)) {
+                event->ignore();
+                return;
+            }
+        }
+    }
     QSettings settings;
     settings.setValue(kGeometryKey, saveGeometry());
     settings.setValue(kStateKey, saveState());

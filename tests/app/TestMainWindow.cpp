@@ -187,6 +187,18 @@ private slots:
                  QString::fromStdString(allocscope::alloc::formatMemorySummary(state.stats, 0, false)));
         QCOMPARE(window.heatmap()->data().eventCount, static_cast<qint64>(reader.run(1).eventCount));
         QVERIFY(!window.timeline()->data().buckets.empty());
+        // fragmentation-101 calls empty_cache(): the timeline marks it (found by the background scan).
+        QTRY_VERIFY_WITH_TIMEOUT(!window.timeline()->markerPoints(views::MarkerKind::EmptyCache).isEmpty(), kTimeout);
+        QVERIFY(window.timeline()->markerPoints(views::MarkerKind::Oom).isEmpty());
+        // The run as a PyTorch snapshot pickle (background job).
+        QSignalSpy finished(&window, &MainWindow::jobFinished);
+        const QString pickle = dir_.filePath("run1.pickle");
+        window.exportSnapshotPickle(pickle);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, kTimeout);
+        QCOMPARE(finished.at(0).at(0).toBool(), true);
+        QFile exported(pickle);
+        QVERIFY(exported.open(QIODevice::ReadOnly));
+        QCOMPARE(static_cast<unsigned char>(exported.read(1).at(0)), 0x80);  // pickle protocol marker
         // Selecting the other run shows it.
         window.runList()->selectRun(2);
         QTRY_VERIFY_WITH_TIMEOUT(window.currentFrame().run == 2, kTimeout);
