@@ -141,6 +141,9 @@ views::LessonData LessonController::lessonData(int index) const {
     d.title = q(l.title);
     d.question = q(l.question);
     d.claim = q(l.claim);
+    LessonResult notRun;
+    notRun.lesson = l;
+    d.program = q(LessonReport::programLine(notRun));
     for (const LessonStep& s : l.steps) {
         const LessonRun* run = l.findRun(s.run.empty() ? l.runs.front().id : s.run);
         d.steps.append({q(s.text), l.program.kind == LessonProgram::Kind::ConfigOnly ? QString() : whereText(s, run->label)});

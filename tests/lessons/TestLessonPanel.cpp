@@ -58,6 +58,11 @@ private slots:
         QVERIFY(!panel.backButton()->isEnabled());
         const int firstRun = nav.run;
 
+        // For the README: ALLOCSCOPE_SCREENSHOT_DIR=DIR saves the panel as it looks now.
+        if (qEnvironmentVariableIsSet("ALLOCSCOPE_SCREENSHOT_DIR")) {
+            QVERIFY(panel.grab().save(qEnvironmentVariable("ALLOCSCOPE_SCREENSHOT_DIR") + "/lesson-panel.png"));
+        }
+
         QTest::mouseClick(panel.nextButton(), Qt::LeftButton);
         QCOMPARE(panel.currentStep(), 1);
         QVERIFY(panel.stepText().startsWith("With empty_cache()"));

@@ -36,7 +36,8 @@ QString headline(LessonOutcome outcome) {
 LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
     list_ = new QListWidget(this);
     list_->setToolTip(tr("Guided lessons: each tests one piece of common allocator advice"));
-    list_->setMinimumWidth(180);
+    list_->setMinimumWidth(220);
+    list_->setWordWrap(true);
 
     auto* detail = new QWidget(this);
     title_ = wrapped(detail);
@@ -47,6 +48,9 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
     question_ = wrapped(detail);
     claim_ = wrapped(detail);
     claim_->setToolTip(tr("The advice as it is commonly stated; the lesson measures whether it holds"));
+    program_ = wrapped(detail);
+    program_->setForegroundRole(QPalette::PlaceholderText);
+    program_->setToolTip(tr("What the lesson runs, on a simulated GPU"));
 
     run_ = new QPushButton(tr("&Run lesson"), detail);
     run_->setToolTip(tr("Run the lesson's program under each config on simulated GPUs and compute the verdict"));
@@ -105,6 +109,7 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
     detailLayout->addWidget(title_);
     detailLayout->addWidget(question_);
     detailLayout->addWidget(claim_);
+    detailLayout->addWidget(program_);
     detailLayout->addLayout(runRow);
     detailLayout->addWidget(status_);
     detailLayout->addWidget(stepBox);
@@ -114,6 +119,7 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
     splitter->addWidget(list_);
     splitter->addWidget(detail);
     splitter->setStretchFactor(1, 1);
+    splitter->setSizes({300, 600});
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(splitter);
@@ -158,6 +164,7 @@ void LessonPanel::setLesson(const LessonData& lesson) {
     title_->setText(lesson.title.isEmpty() ? tr("Choose a lesson") : lesson.title);
     question_->setText(lesson.question);
     claim_->setText(lesson.claim.isEmpty() ? QString() : tr("Claim: \u201c%1\u201d").arg(lesson.claim));
+    program_->setText(lesson.program.isEmpty() ? QString() : tr("Runs: %1").arg(lesson.program));
     numbers_->clear();
     numbers_->setColumnCount(static_cast<int>(lesson.runLabels.size()));
     numbers_->setRowCount(static_cast<int>(lesson.numbers.size()));
@@ -190,6 +197,7 @@ void LessonPanel::setRunning(bool running) {
     } else {
         progress_->setRange(0, 1);
         progress_->setValue(progress_->maximum());
+        status_->setText(tr("Done."));  // an error shown right after replaces it
     }
     updateButtons();
 }

@@ -63,6 +63,7 @@ private:
     QLabel* title_;
     QLabel* question_;
     QLabel* claim_;
+    QLabel* program_;
     QPushButton* run_;
     QPushButton* cancel_;
     QProgressBar* progress_;
