@@ -455,8 +455,15 @@ bool MainWindow::newSession() {
 bool MainWindow::ensureWritableDocument() {
     if (!doc_) return newSession();
     try {
+        const bool fresh = doc_->writerIfOpen() == nullptr;
         doc_->writer();
         compare_->setSession(doc_->path(), doc_->writerIfOpen());
+        if (fresh && service_->run() > 0) {
+            // The shown run was read through a connection that assumed nobody writes the file;
+            // from now on the writer does: read it again through the write-ahead log.
+            pendingEvent_ = scrubber_->currentEvent();
+            service_->openRun(doc_->path(), service_->run());
+        }
         return true;
     } catch (const storage::SessionError& e) {
         error(tr("Cannot record into the session"),
@@ -833,6 +840,10 @@ bool MainWindow::saveSessionAs(const QString& path) {
     compare_->setSession(doc_->path(), nullptr);
     addRecentFile(doc_->path());
     updateTitle();
+    if (service_->run() > 0) {
+        pendingEvent_ = scrubber_->currentEvent();
+        service_->openRun(doc_->path(), service_->run());  // the saved copy is the document now
+    }
     statusBar()->showMessage(tr("Saved %1").arg(doc_->path()));
     return true;
 }
