@@ -89,7 +89,7 @@ std::vector<int> recordRuns(const LessonResult& result, const std::string& path,
             target.totalMemory = run.totalMemory;
             target.otherMemory = preset ? preset->contextMemory : 0;
             target.memoryFraction = run.memoryFraction;
-            numbers[i] = storage::recordProgram(writer, run.program, nullptr, target, progress).runNumber;
+            numbers[i] = storage::recordProgram(writer, run.program, &run.stacks, target, progress).runNumber;
         }
     }
     return numbers;

@@ -9,6 +9,7 @@
 
 #include "allocator/compare/RunMetrics.h"
 #include "allocator/core/Op.h"
+#include "allocator/core/StackTable.h"
 #include "allocator/replay/RecordedTrace.h"
 #include "app/lessons/Lesson.h"
 
@@ -41,6 +42,7 @@ struct LessonRunResult {
     std::optional<double> memoryFraction;
     std::vector<std::pair<std::string, std::string>> params;  // workload params in force (text)
     alloc::Program program;      // what ran (kept so the GUI can record exactly this run)
+    alloc::StackTable stacks;    // the stacks a workload's Alloc ops name (empty for traces)
     RunAnchors anchors;
 };
 

@@ -182,7 +182,9 @@ LessonResult LessonRunner::run(const Lesson& lesson, const Progress& progress, c
                 try {
                     const alloc::WorkloadParams params = workload.resolve(overrides);
                     for (const auto& [name, value] : params.values()) run.params.emplace_back(name, value.s);
-                    run.program = workload.generate(params, p.seed).program;
+                    alloc::GeneratedProgram generated = workload.generate(params, p.seed);
+                    run.program = std::move(generated.program);
+                    run.stacks = std::move(generated.stacks);
                 } catch (const alloc::WorkloadError& e) {
                     throw LessonError(e.what(), lesson.file + ": run " + spec.id + " (" + e.where() + ")");
                 }
