@@ -241,22 +241,23 @@ void ComparePage::showRuns(const QList<int>& runs) {
         qint64 ops = 0;
         QString program;
         QString error;
+        bool mixed = false;
         try {
             storage::SessionReader reader(path, false);
             for (int number : numbers) {
                 loaded.push_back(CompareRunLoader::load(reader, number));
                 ops = std::max<qint64>(ops, static_cast<qint64>(CompareRunLoader::opCount(reader, number)));
-                if (program.isEmpty()) {
-                    const storage::RunRow row = reader.run(number);
-                    program = QString::fromStdString(row.info.source) + tr(" on %1").arg(QString::fromStdString(row.info.gpu));
-                }
+                const storage::RunRow row = reader.run(number);
+                const QString source = QString::fromStdString(row.info.source) + tr(" on %1").arg(QString::fromStdString(row.info.gpu));
+                if (program.isEmpty()) program = source;
+                else if (source != program) mixed = true;
             }
         } catch (const std::exception& e) {
             error = QString::fromUtf8(e.what());
         }
         QMetaObject::invokeMethod(
             this,
-            [this, loaded, ops, program, error, generation] {
+            [this, loaded, ops, program, error, generation, mixed] {
                 if (generation != generation_) return;
                 if (!error.isEmpty()) {
                     say(tr("Cannot compare these runs: %1").arg(error));
@@ -266,7 +267,12 @@ void ComparePage::showRuns(const QList<int>& runs) {
                 program_ = program;
                 opCount_ = ops;
                 publish();
-                say(tr("Comparing %n run(s) of %1.", nullptr, static_cast<int>(loaded.size())).arg(program));
+                if (mixed) {
+                    say(tr("Note: these %n runs come from different programs, so their ops line up by index only.", nullptr,
+                           static_cast<int>(loaded.size())));
+                } else {
+                    say(tr("Comparing %n run(s) of %1.", nullptr, static_cast<int>(loaded.size())).arg(program));
+                }
             },
             Qt::QueuedConnection);
     });
