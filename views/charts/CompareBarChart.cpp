@@ -212,12 +212,26 @@ bool CompareBarChart::allZero() const {
 
 void CompareBarChart::drawForeground(QPainter* painter, const QRectF& rect) {
     QChartView::drawForeground(painter, rect);
-    if (!allZero()) return;
+    if (runs_.empty()) return;
     const QRectF plot = chart()->mapRectToScene(chart()->plotArea());
     painter->save();
     painter->setPen(colors_.mutedText);
-    painter->drawText(plot, Qt::AlignCenter | Qt::TextWordWrap,
-                      runs_.size() == 1 ? tr("0") : tr("0 for every config"));
+    if (allZero()) {
+        painter->drawText(plot, Qt::AlignCenter | Qt::TextWordWrap, runs_.size() == 1 ? tr("0") : tr("0 for every config"));
+    } else {
+        // A bar of height 0 has no label of its own: print the 0 where the bar would stand (the
+        // bars share the one category [-0.5, 0.5] in value space, barWidth of it, side by side).
+        const double width = series_->barWidth();
+        const double n = static_cast<double>(sets_.size());
+        const QFontMetrics fm(font());
+        for (std::size_t i = 0; i < sets_.size(); ++i) {
+            if (runs_[i].value(metric_) != 0.0) continue;
+            const double x = -width / 2 + (static_cast<double>(i) + 0.5) * width / n;
+            const QPointF base = chart()->mapToScene(chart()->mapToPosition(QPointF(x, 0.0), series_));
+            const QRectF box(base.x() - 30, base.y() - fm.height() - 2, 60, fm.height());
+            painter->drawText(box, Qt::AlignHCenter | Qt::AlignBottom, QStringLiteral("0"));
+        }
+    }
     painter->restore();
 }
 
