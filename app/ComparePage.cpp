@@ -263,7 +263,20 @@ void ComparePage::showRuns(const QList<int>& runs) {
                     say(tr("Cannot compare these runs: %1").arg(error));
                     return;
                 }
-                results_.assign(loaded.begin(), loaded.end());
+                // Runs named "<program> · <config>" (as the CLI and the main window name them)
+                // differ only after the common "<program> · ": show that part.
+                std::vector<views::CompareRun> shown = loaded;
+                const QString separator = QStringLiteral(" · ");
+                if (shown.size() > 1) {
+                    const qsizetype cut = shown.front().label.indexOf(separator);
+                    const QString prefix = cut > 0 ? shown.front().label.left(cut + separator.size()) : QString();
+                    const bool shared = !prefix.isEmpty() && std::all_of(shown.begin(), shown.end(), [&](const views::CompareRun& r) {
+                        return r.label.startsWith(prefix) && r.label.size() > prefix.size();
+                    });
+                    if (shared)
+                        for (views::CompareRun& r : shown) r.label = r.label.mid(prefix.size());
+                }
+                results_.assign(shown.begin(), shown.end());
                 program_ = program;
                 opCount_ = ops;
                 publish();
@@ -271,7 +284,9 @@ void ComparePage::showRuns(const QList<int>& runs) {
                     say(tr("Note: these %n runs come from different programs, so their ops line up by index only.", nullptr,
                            static_cast<int>(loaded.size())));
                 } else {
-                    say(tr("Comparing %n run(s) of %1.", nullptr, static_cast<int>(loaded.size())).arg(program));
+                    QStringList shownNumbers;
+                    for (const views::CompareRun& r : loaded) shownNumbers << QString::number(r.run);
+                    say(tr("Comparing runs %1 of one program.").arg(shownNumbers.join(QStringLiteral(", "))));
                 }
             },
             Qt::QueuedConnection);
