@@ -39,6 +39,7 @@
 #include "app/ComparePage.h"
 #include "app/ExperimentPanel.h"
 #include "app/FormAdapters.h"
+#include "app/LessonDock.h"
 #include "app/SessionDocument.h"
 #include "app/ViewDataAdapters.h"
 #include "storage/formats/FormatError.h"
@@ -166,6 +167,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), service_(new RunS
 }
 
 MainWindow::~MainWindow() {
+    delete lessonDock_;  // its controller may still run a lesson that records and navigates
+    lessonDock_ = nullptr;
     for (BackgroundJob* job : jobs_) job->cancel();
     qDeleteAll(jobs_);  // each waits for its thread
     jobs_.clear();
@@ -201,9 +204,13 @@ void MainWindow::buildCentre() {
     emptyHint_ = new QLabel(
         tr("<h2>AllocScope</h2><p>A lab for the PyTorch CUDA caching allocator.</p>"
            "<p>Open a session, a PyTorch memory snapshot or an RMM CSV log with <b>File ▸ Open…</b> (Ctrl+O),<br>"
-           "drop one here, or pick a workload on the left and press <b>Run</b>.</p>"),
+           "drop one here, or pick a workload on the left and press <b>Run</b>.</p>"
+           "<p>New to the allocator? <a href=\"lessons\">Start a guided lesson</a> (F1).</p>"),
         centre);
     emptyHint_->setAlignment(Qt::AlignCenter);
+    emptyHint_->setTextInteractionFlags(Qt::TextBrowserInteraction);
+    emptyHint_->setOpenExternalLinks(false);
+    connect(emptyHint_, &QLabel::linkActivated, this, [this] { lessonsAction_->trigger(); });
     emptyHint_->setWordWrap(true);
     layout->addWidget(emptyHint_, 1);
     layout->addWidget(tabs_, 1);
@@ -334,6 +341,12 @@ void MainWindow::createMenus() {
     lessonsAction_->setToolTip(tr("Guided lessons: why memory fragments, and what each setting changes"));
     lessonsAction_->setShortcut(QKeySequence(Qt::Key_F1));
     help->addAction(tr("&About AllocScope"), this, &MainWindow::showAbout);
+
+    lessonDock_ = new LessonDock(this, this);
+    addDockWidget(Qt::RightDockWidgetArea, lessonDock_);
+    lessonDock_->hide();
+    connect(lessonsAction_, &QAction::triggered, lessonDock_, &LessonDock::showLessons);
+    if (!lessonDock_->loadError().isEmpty()) lessonsAction_->setToolTip(lessonDock_->loadError());
 }
 
 // ---- files ----

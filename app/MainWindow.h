@@ -42,6 +42,7 @@ namespace allocscope::app {
 class BackgroundJob;
 class ComparePage;
 class ExperimentPanel;
+class LessonDock;
 class SessionDocument;
 
 class MainWindow : public QMainWindow, public LessonNavigator {
@@ -95,6 +96,7 @@ public:
     QTabWidget* viewTabs() const { return tabs_; }
     ComparePage* comparePage() const { return compare_; }
     QAction* lessonsAction() const { return lessonsAction_; }
+    LessonDock* lessonDock() const { return lessonDock_; }
     RunStateService* stateService() const { return service_; }
     // The last state shown (event, approximate or not) and the current run.
     const RunStateFrame& currentFrame() const { return frame_; }
@@ -159,6 +161,7 @@ private:
     QAction* saveAsAction_ = nullptr;
     QMenu* exportMenu_ = nullptr;
     QAction* lessonsAction_ = nullptr;
+    LessonDock* lessonDock_ = nullptr;
     QActionGroup* themeGroup_ = nullptr;
 
     views::TimelineData timelineData_;

@@ -1,0 +1,79 @@
+// A guided lesson played end to end in the real main window: Help ▸ Lessons shows the lesson dock,
+// Run measures the lesson in the background, and each step opens the lesson's session in the
+// window, selects the step's run, moves the scrubber and brings the step's view to the front.
+#include <QtTest>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableWidget>
+
+#include "app/LessonController.h"
+#include "app/LessonDock.h"
+#include "app/MainWindow.h"
+#include "views/widgets/EventScrubber.h"
+#include "views/widgets/LessonPanel.h"
+#include "views/widgets/SegmentMapWidget.h"
+
+using allocscope::app::MainWindow;
+namespace views = allocscope::views;
+
+class TestMainWindowLessons : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { qRegisterMetaType<views::LessonData>(); }
+
+    void helpLessonsPlaysALessonInTheWindow() {
+        MainWindow window;
+        window.resize(1280, 720);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+
+        allocscope::app::LessonDock* dock = window.lessonDock();
+        QVERIFY(dock != nullptr);
+        QVERIFY(!dock->isVisible());
+        QCOMPARE(dock->loadError(), QString());
+        window.lessonsAction()->trigger();
+        QVERIFY(dock->isVisible());
+        views::LessonPanel* panel = dock->panel();
+        QCOMPARE(panel->list()->count(), 12);
+        QCOMPARE(panel->list()->currentRow(), 0);  // ready to run at once
+
+        allocscope::app::LessonController* controller = dock->controller();
+        panel->list()->setCurrentRow(controller->indexOf("empty-cache"));
+        QSignalSpy finished(controller, &allocscope::app::LessonController::finished);
+        QTest::mouseClick(panel->runButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 120000);
+        QCOMPARE(panel->verdictHeadline(), QString("FALSE"));
+        QCOMPARE(panel->numbersTable()->item(0, 0)->text(), QString("1194.0 MiB"));
+
+        // Step 1: the lesson's own session is open in the window, its first run selected, the
+        // segment map in front; the user's work is not touched (the session is a temporary file).
+        QCOMPARE(panel->currentStep(), 0);
+        QTRY_COMPARE_WITH_TIMEOUT(window.currentFile(), controller->sessionPath(), 30000);
+        const std::vector<int>& runs = controller->sessionRuns();
+        QVERIFY(runs.size() >= 2);
+        QTRY_COMPARE_WITH_TIMEOUT(window.currentRun(), runs[0], 30000);
+        QCOMPARE(window.viewTabs()->currentWidget(), static_cast<QWidget*>(window.segmentMap()));
+        QTRY_VERIFY_WITH_TIMEOUT(window.scrubber()->eventCount() > 0, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.segmentMap()->data().segments.empty(), 30000);
+        // "at the end": the scrubber stands on the run's last event.
+        QTRY_COMPARE_WITH_TIMEOUT(window.scrubber()->currentEvent(), window.scrubber()->eventCount() - 1, 30000);
+
+        // Step 2: the other config's run.
+        QTest::mouseClick(panel->nextButton(), Qt::LeftButton);
+        QCOMPARE(panel->currentStep(), 1);
+        QTRY_VERIFY_WITH_TIMEOUT(window.currentRun() != runs[0], 30000);
+
+        // Step 3: the timeline.
+        QTest::mouseClick(panel->nextButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(window.viewTabs()->tabText(window.viewTabs()->currentIndex()), QString("&Timeline"), 30000);
+
+        // Back again: the segment map returns.
+        QTest::mouseClick(panel->backButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(window.viewTabs()->currentWidget(), static_cast<QWidget*>(window.segmentMap()), 30000);
+    }
+};
+
+QTEST_MAIN(TestMainWindowLessons)
+#include "TestMainWindowLessons.moc"
