@@ -44,3 +44,12 @@ jobs_count() {
     n="$(nproc 2>/dev/null || echo 2)"
     echo "${ALLOCSCOPE_JOBS:-$n}"
 }
+
+# Compiler cache: used when ccache is installed (it is optional; nothing installs it). The base
+# directory makes cached objects reusable between clones of the repository at other paths.
+launcher_args() {
+    if command -v ccache >/dev/null 2>&1; then
+        export CCACHE_BASEDIR="$ALLOCSCOPE_ROOT"
+        echo "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache"
+    fi
+}
