@@ -111,16 +111,24 @@ public:
         op(0x86);  // TUPLE2
     }
 
-    void frames(const std::vector<SnapshotFrame>& fs);
+    void frames(const FrameList& fs);
     std::unordered_map<std::string, uint64_t> frameLists;
+    // Memo index by shared list (FrameList::identity): a list the reader shared is keyed once.
+    std::unordered_map<const void*, uint64_t> frameListIds;
 
 private:
     std::unordered_map<std::string, uint64_t> strings_;
     uint64_t memoCount_ = 0;
 };
 
-void Emitter::frames(const std::vector<SnapshotFrame>& fs) {
+void Emitter::frames(const FrameList& fs) {
     // Identical stacks are one shared list object, as in PyTorch's own snapshots.
+    if (fs.identity() != nullptr) {
+        if (auto known = frameListIds.find(fs.identity()); known != frameListIds.end()) {
+            get(known->second);
+            return;
+        }
+    }
     std::string key;
     for (const SnapshotFrame& f : fs) {
         // Length-prefixed, so no two different stacks share a key.
@@ -129,11 +137,14 @@ void Emitter::frames(const std::vector<SnapshotFrame>& fs) {
     }
     auto it = frameLists.find(key);
     if (it != frameLists.end()) {
+        if (fs.identity() != nullptr) frameListIds.emplace(fs.identity(), it->second);
         get(it->second);
         return;
     }
     op(']');
-    frameLists.emplace(key, memoize());
+    const uint64_t index = memoize();
+    frameLists.emplace(key, index);
+    if (fs.identity() != nullptr) frameListIds.emplace(fs.identity(), index);
     if (fs.empty()) return;
     op('(');
     for (const SnapshotFrame& f : fs) {

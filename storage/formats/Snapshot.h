@@ -17,17 +17,10 @@
 #include <utility>
 #include <vector>
 
+#include "storage/formats/FrameList.h"
+#include "storage/formats/SnapshotFrame.h"
+
 namespace allocscope::formats {
-
-// One Python stack frame. PyTorch shares identical frames between blocks and events; we copy
-// them (the memo sharing is an encoding detail, not data).
-struct SnapshotFrame {
-    std::string filename;
-    int64_t line = 0;
-    std::string name;
-
-    bool operator==(const SnapshotFrame&) const = default;
-};
 
 // A block inside a segment: blocks tile their segment in address order.
 struct SnapshotBlock {
@@ -37,7 +30,7 @@ struct SnapshotBlock {
     // "active_allocated", "active_pending_free" (also "active_awaiting_free" in PyTorch's
     // docstring) or "inactive"; kept exactly as in the file.
     std::string state;
-    std::vector<SnapshotFrame> frames;
+    FrameList frames;  // shared with other blocks, segments and entries of the same stack
 
     bool operator==(const SnapshotBlock&) const = default;
 };
@@ -54,7 +47,7 @@ struct SnapshotSegment {
     std::string segment_type;  // "large" or "small"
     std::pair<uint64_t, uint64_t> segment_pool_id{0, 0};  // (0, 0) = default pool
     bool is_expandable = false;
-    std::vector<SnapshotFrame> frames;
+    FrameList frames;  // shared with other blocks, segments and entries of the same stack
     std::vector<SnapshotBlock> blocks;
 
     bool operator==(const SnapshotSegment&) const = default;
@@ -73,7 +66,7 @@ struct TraceEntry {
     uint64_t size = 0;            // requested bytes for alloc/free, segment bytes for segment_*
     uint64_t stream = 0;
     int64_t time_us = 0;          // Unix-epoch microseconds (0 when the file has none)
-    std::vector<SnapshotFrame> frames;
+    FrameList frames;  // shared with other blocks, segments and entries of the same stack
     std::string compile_context;  // PyTorch writes "N/A" when there is none
     std::string user_metadata;
     std::pair<uint64_t, uint64_t> pool_id{0, 0};  // newest PyTorch only (PR #177717)

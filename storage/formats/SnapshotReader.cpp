@@ -1,7 +1,11 @@
 #include "storage/formats/SnapshotReader.h"
 
 #include <array>
+#include <functional>
 #include <limits>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "storage/formats/FileBytes.h"
@@ -64,6 +68,26 @@ constexpr std::array<std::string_view, kKeyCount> kKeyNames{
 constexpr PyRef kAbsent = std::numeric_limits<PyRef>::max();  // never a node: PyTree stops before
 constexpr uint8_t kUnknownKey = 0xFF;
 constexpr uint8_t kNotLookedUp = 0xFE;
+
+// Hashes for the frame-list caches below.
+struct RefsHash {
+    size_t operator()(const std::vector<PyRef>& refs) const {
+        uint64_t h = 1469598103934665603ull;  // FNV-1a over the handles
+        for (const PyRef r : refs) h = (h ^ r) * 1099511628211ull;
+        return static_cast<size_t>(h);
+    }
+};
+struct FramesHash {
+    size_t operator()(const FrameList& list) const {
+        size_t h = list.size();
+        for (const SnapshotFrame& f : list) {
+            h = h * 31 + std::hash<std::string_view>{}(f.filename);
+            h = h * 31 + std::hash<int64_t>{}(f.line);
+            h = h * 31 + std::hash<std::string_view>{}(f.name);
+        }
+        return h;
+    }
+};
 
 struct Fields {
     PyRef dict = 0;
@@ -172,7 +196,7 @@ private:
         return f[key];
     }
 
-    std::vector<SnapshotFrame> frames(PyRef ref, const Path& path);
+    FrameList frames(PyRef ref, const Path& path);
     SnapshotSegment segment(PyRef ref, const Path& path);
     SnapshotBlock block(const Fields& f, const Path& path);
     TraceEntry traceEntry(PyRef ref, const Path& path);
@@ -181,11 +205,21 @@ private:
 
     const PyTree& t_;
     std::vector<uint8_t> keyOf_;  // by text index: a Key, kUnknownKey or kNotLookedUp
+    // Frame lists are shared in the Snapshot (see FrameList.h), found two ways, cheapest first: a
+    // list of the same frame dict objects (PyTorch shares the frame dicts through the memo, and a
+    // memo-shared list has the same dicts too), then equal contents (JSON shares nothing). The
+    // tree is immutable while we convert, so the same handles always mean the same contents.
+    std::unordered_map<std::vector<PyRef>, FrameList, RefsHash> byItems_;
+    std::unordered_set<FrameList, FramesHash> byContents_;
 };
 
-std::vector<SnapshotFrame> Converter::frames(PyRef ref, const Path& path) {
-    std::vector<SnapshotFrame> out;
+FrameList Converter::frames(PyRef ref, const Path& path) {
     const std::vector<PyRef>& items = list(ref, path);
+    if (items.empty()) return {};
+    if (auto it = byItems_.find(items); it != byItems_.end()) return it->second;
+    // First sight of these frame dicts: read them (this is where a bad frame is reported, at the
+    // first list that holds it, as before the sharing).
+    std::vector<SnapshotFrame> out;
     out.reserve(items.size());
     for (size_t i = 0; i < items.size(); ++i) {
         const Path p = path.at(i);
@@ -196,7 +230,11 @@ std::vector<SnapshotFrame> Converter::frames(PyRef ref, const Path& path) {
         if (f.has(kName)) frame.name = str(f[kName], p.child("name"));
         out.push_back(std::move(frame));
     }
-    return out;
+    const auto [it, added] = byContents_.insert(FrameList(std::move(out)));
+    // Only new contents remember their dicts: in a JSON file every list has dicts of its own, and
+    // remembering each would cost a map entry per trace entry.
+    if (added) byItems_.emplace(items, *it);
+    return *it;
 }
 
 SnapshotBlock Converter::block(const Fields& f, const Path& path) {
@@ -379,10 +417,11 @@ SnapshotReader::Encoding SnapshotReader::detect(std::string_view bytes) {
     return Encoding::Pickle;
 }
 
-Snapshot SnapshotReader::read(std::string_view bytes) {
-    const PyTree tree = detect(bytes) == Encoding::Json ? JsonReader::read(bytes) : PickleReader::read(bytes);
-    return fromTree(tree);
+PyTree SnapshotReader::parse(std::string_view bytes) {
+    return detect(bytes) == Encoding::Json ? JsonReader::read(bytes) : PickleReader::read(bytes);
 }
+
+Snapshot SnapshotReader::read(std::string_view bytes) { return fromTree(parse(bytes)); }
 
 Snapshot SnapshotReader::readFile(const std::string& path) { return read(FileBytes::read(path)); }
 

@@ -24,6 +24,9 @@ public:
     static Encoding detect(std::string_view bytes);
 
     static Snapshot read(std::string_view bytes);
+    // The first half of read(): the value tree of a pickle or JSON file, by detect(). A caller
+    // that owns the bytes can free them before fromTree() to lower the peak memory of a big import.
+    static PyTree parse(std::string_view bytes);
     static Snapshot readFile(const std::string& path);
     static Snapshot fromTree(const PyTree& tree);
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "storage/formats/FileBytes.h"
 #include "storage/formats/FormatError.h"
@@ -16,12 +17,30 @@ using alloc::EventAction;
 using alloc::RecordedEntry;
 using alloc::RecordedTrace;
 
-alloc::Stack toStack(const std::vector<formats::SnapshotFrame>& frames) {
+alloc::Stack toStack(const formats::FrameList& frames) {
     alloc::Stack stack;
     stack.reserve(frames.size());
     for (const formats::SnapshotFrame& f : frames) stack.push_back(alloc::Frame{f.filename, f.line, f.name});
     return stack;
 }
+
+// Interns frame lists into one StackTable, converting each shared list once: a million entries
+// share a few thousand lists (FrameList.h), and converting them one by one copied every string.
+class StackInterner {
+public:
+    explicit StackInterner(alloc::StackTable& stacks) : stacks_(stacks) {}
+    std::uint32_t intern(const formats::FrameList& frames) {
+        if (frames.empty()) return 0;
+        auto [it, added] = ids_.try_emplace(frames.identity(), 0);
+        if (added) it->second = stacks_.intern(toStack(frames));
+        return it->second;
+    }
+
+private:
+    alloc::StackTable& stacks_;
+    // Keyed by the shared list's address: valid because the Snapshot outlives this interner.
+    std::unordered_map<const void*, std::uint32_t> ids_;
+};
 
 std::string entryWhere(std::size_t device, std::size_t index) {
     return "device_traces[" + std::to_string(device) + "][" + std::to_string(index) + "]";
@@ -36,7 +55,7 @@ alloc::BlockState blockState(const std::string& state, const std::string& where)
     throw formats::FormatError("unknown block state '" + state + "'", where);
 }
 
-alloc::SegmentInfo toSegment(const formats::SnapshotSegment& seg, alloc::StackTable& stacks, const std::string& where) {
+alloc::SegmentInfo toSegment(const formats::SnapshotSegment& seg, StackInterner& stacks, const std::string& where) {
     alloc::SegmentInfo info;
     info.address = seg.address;
     info.totalSize = seg.total_size;
@@ -52,7 +71,7 @@ alloc::SegmentInfo toSegment(const formats::SnapshotSegment& seg, alloc::StackTa
         throw formats::FormatError("unknown segment_type '" + seg.segment_type + "'", where);
     }
     info.isExpandable = seg.is_expandable;
-    info.stackId = stacks.intern(toStack(seg.frames));
+    info.stackId = stacks.intern(seg.frames);
     for (std::size_t b = 0; b < seg.blocks.size(); ++b) {
         const formats::SnapshotBlock& block = seg.blocks[b];
         alloc::BlockInfo bi;
@@ -60,14 +79,15 @@ alloc::SegmentInfo toSegment(const formats::SnapshotSegment& seg, alloc::StackTa
         bi.size = block.size;
         bi.requestedSize = block.requested_size;
         bi.state = blockState(block.state, where + ".blocks[" + std::to_string(b) + "]");
-        bi.stackId = stacks.intern(toStack(block.frames));
+        bi.stackId = stacks.intern(block.frames);
         info.blocks.push_back(bi);
     }
     return info;
 }
 
 // Appends the entries of one trace entry (a legacy "free" becomes both halves of a free).
-void appendEntry(RecordedTrace& trace, const formats::TraceEntry& e, std::size_t device, std::size_t index) {
+void appendEntry(RecordedTrace& trace, StackInterner& stacks, const formats::TraceEntry& e, std::size_t device,
+                 std::size_t index) {
     // Entries that carry no allocator decision: annotations (2024 pseudo-events, 2026 annotate).
     if (e.action == "annotate" || e.action == "user_defined") return;
     std::optional<EventAction> action = alloc::actionFromName(e.action);
@@ -77,7 +97,7 @@ void appendEntry(RecordedTrace& trace, const formats::TraceEntry& e, std::size_t
     entry.size = e.size;
     entry.stream = e.stream;
     entry.timeUs = e.time_us;
-    entry.stackId = trace.stacks.intern(toStack(e.frames));
+    entry.stackId = stacks.intern(e.frames);
     if (action == EventAction::Oom) {
         entry.action = EventAction::Oom;
         entry.deviceFree = e.device_free;
@@ -131,16 +151,17 @@ std::vector<RecordedTrace> tracesFromSnapshot(const formats::Snapshot& snapshot)
         if (snapshot.allocator_settings.present && snapshot.allocator_settings.conf) {
             trace.settings = *snapshot.allocator_settings.conf;
         }
+        StackInterner stacks(trace.stacks);
         const std::size_t d = static_cast<std::size_t>(device);
         if (d < snapshot.device_traces.size()) {
             const std::vector<formats::TraceEntry>& entries = snapshot.device_traces[d];
             trace.entries.reserve(entries.size());
-            for (std::size_t i = 0; i < entries.size(); ++i) appendEntry(trace, entries[i], d, i);
+            for (std::size_t i = 0; i < entries.size(); ++i) appendEntry(trace, stacks, entries[i], d, i);
         }
         std::vector<alloc::SegmentInfo> segments;
         for (std::size_t s = 0; s < snapshot.segments.size(); ++s) {
             if (snapshot.segments[s].device != device) continue;
-            segments.push_back(toSegment(snapshot.segments[s], trace.stacks, "segments[" + std::to_string(s) + "]"));
+            segments.push_back(toSegment(snapshot.segments[s], stacks, "segments[" + std::to_string(s) + "]"));
         }
         std::sort(segments.begin(), segments.end(),
                   [](const alloc::SegmentInfo& a, const alloc::SegmentInfo& b) { return a.address < b.address; });
@@ -191,7 +212,7 @@ RecordedTrace traceFromRmmLog(const formats::RmmLog& log) {
 namespace allocscope::storage {
 
 std::vector<alloc::RecordedTrace> importTraceFile(const std::string& path) {
-    const std::string bytes = formats::FileBytes::read(path);
+    std::string bytes = formats::FileBytes::read(path);
     // A pickle starts with PROTO (0x80); a snapshot's JSON form with '{' or '['. RMM logs are
     // text that starts with their header.
     std::size_t first = 0;
@@ -200,7 +221,17 @@ std::vector<alloc::RecordedTrace> importTraceFile(const std::string& path) {
     }
     const bool snapshot = !bytes.empty() && (static_cast<unsigned char>(bytes[0]) == 0x80 ||
                                              (first < bytes.size() && (bytes[first] == '{' || bytes[first] == '[')));
-    if (snapshot) return tracesFromSnapshot(formats::SnapshotReader::read(bytes));
+    if (snapshot) {
+        // Each stage frees its input as soon as the next exists, so a big import holds at most two
+        // of {file bytes, value tree, Snapshot, traces} at once (issue #5: peak memory).
+        formats::Snapshot data;
+        {
+            const formats::PyTree tree = formats::SnapshotReader::parse(bytes);
+            std::string().swap(bytes);
+            data = formats::SnapshotReader::fromTree(tree);
+        }
+        return tracesFromSnapshot(data);
+    }
     std::vector<alloc::RecordedTrace> traces;
     traces.push_back(traceFromRmmLog(formats::RmmCsvReader::read(bytes)));
     return traces;
