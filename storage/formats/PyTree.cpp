@@ -9,11 +9,26 @@ namespace allocscope::formats {
 
 PyRef PyTree::push(PyNode node) {
     // Handles are 32-bit to keep nodes small; 4 billion values would need a file of many GB.
-    if (nodes_.size() >= std::numeric_limits<PyRef>::max()) {
+    if (slots_.size() >= std::numeric_limits<PyRef>::max()) {
         throw FormatError("too many values (more than 4 billion)", "byte " + std::to_string(node.offset));
     }
-    nodes_.push_back(node);
-    return static_cast<PyRef>(nodes_.size() - 1);
+    const PyRef ref = static_cast<PyRef>(slots_.size());
+    if (ref % kOffsetBlock == 0) blockBase_.push_back(node.offset);
+    const uint64_t base = blockBase_.back();
+    uint16_t delta = kFarDelta;
+    if (node.offset >= base && node.offset - base < kFarDelta) {
+        delta = static_cast<uint16_t>(node.offset - base);
+    } else {
+        farOffsets_.emplace(ref, node.offset);
+    }
+    slots_.push_back(Slot{node.kind, node.negative, delta, node.index, node.bits});
+    return ref;
+}
+
+uint64_t PyTree::offset(PyRef ref) const {
+    const uint16_t delta = slots_[ref].delta;
+    if (delta != kFarDelta) return blockBase_[ref / kOffsetBlock] + delta;
+    return farOffsets_.at(ref);
 }
 
 PyRef PyTree::addNone(uint64_t offset) { return push(PyNode{PyKind::None, false, 0, 0, offset}); }
@@ -49,7 +64,7 @@ PyRef PyTree::addContainer(PyKind kind, uint64_t offset) {
 
 double PyTree::floatValue(PyRef ref) const {
     double value = 0;
-    std::memcpy(&value, &nodes_[ref].bits, sizeof value);
+    std::memcpy(&value, &slots_[ref].bits, sizeof value);
     return value;
 }
 
@@ -57,7 +72,7 @@ bool PyTree::find(PyRef dict, std::string_view key, PyRef& out) const {
     const std::vector<PyRef>& pairs = items(dict);
     for (size_t i = pairs.size(); i >= 2; i -= 2) {
         const PyRef k = pairs[i - 2];
-        if (nodes_[k].kind == PyKind::Str && strings_[nodes_[k].index] == key) {
+        if (slots_[k].kind == PyKind::Str && strings_[slots_[k].index] == key) {
             out = pairs[i - 1];
             return true;
         }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace allocscope::formats {
@@ -18,8 +19,7 @@ enum class PyKind : uint8_t { None, Bool, Int, Float, Str, Bytes, List, Tuple, D
 
 using PyRef = uint32_t;
 
-// 24 bytes per node: real snapshots have millions of small ints, so nodes stay compact and the
-// variable-sized parts (text, container items) live in side tables.
+// One value, as readers see it (node() builds it). Stored more compactly inside the tree.
 struct PyNode {
     PyKind kind = PyKind::None;
     bool negative = false;  // Int: the value is the int64 `bits`; otherwise the uint64 `bits`
@@ -41,16 +41,25 @@ public:
     // key, value ...).
     PyRef addContainer(PyKind kind, uint64_t offset);
 
-    const PyNode& node(PyRef ref) const { return nodes_[ref]; }
-    PyKind kind(PyRef ref) const { return nodes_[ref].kind; }
-    size_t size() const { return nodes_.size(); }
+    PyNode node(PyRef ref) const {
+        const Slot& n = slots_[ref];
+        return PyNode{n.kind, n.negative, n.index, n.bits, offset(ref)};
+    }
+    PyKind kind(PyRef ref) const { return slots_[ref].kind; }
+    // node()'s fields one by one, without assembling the offset (for hot loops).
+    uint64_t bits(PyRef ref) const { return slots_[ref].bits; }
+    bool negative(PyRef ref) const { return slots_[ref].negative; }
+    uint32_t index(PyRef ref) const { return slots_[ref].index; }
+    size_t size() const { return slots_.size(); }
+    // The byte offset in the input where the value was made.
+    uint64_t offset(PyRef ref) const;
 
-    const std::string& text(PyRef ref) const { return strings_[nodes_[ref].index]; }
+    const std::string& text(PyRef ref) const { return strings_[slots_[ref].index]; }
     // Str and Bytes nodes index a table of texts; memo-shared strings share one entry, which lets
     // readers cache per-entry facts (SnapshotReader caches which key a string names).
     size_t textCount() const { return strings_.size(); }
-    const std::vector<PyRef>& items(PyRef ref) const { return items_[nodes_[ref].index]; }
-    std::vector<PyRef>& items(PyRef ref) { return items_[nodes_[ref].index]; }
+    const std::vector<PyRef>& items(PyRef ref) const { return items_[slots_[ref].index]; }
+    std::vector<PyRef>& items(PyRef ref) { return items_[slots_[ref].index]; }
     double floatValue(PyRef ref) const;
 
     // Dict lookup by str key; the last occurrence wins, as a Python dict keeps the last SETITEM.
@@ -63,9 +72,25 @@ public:
     PyRef root = 0;
 
 private:
+    // 16 bytes per node (a 100 MB snapshot has 7 million, mostly ints). The input offset, needed
+    // only for messages, is not stored whole: nodes are made in input order, so each block of
+    // kOffsetBlock nodes keeps its first offset and a node keeps its distance from it in what was
+    // padding. A distance that does not fit (a long string in between) goes to a side table.
+    struct Slot {
+        PyKind kind = PyKind::None;
+        bool negative = false;
+        uint16_t delta = 0;  // offset - block base, or kFarDelta
+        uint32_t index = 0;
+        uint64_t bits = 0;
+    };
+    static constexpr size_t kOffsetBlock = 256;
+    static constexpr uint16_t kFarDelta = 0xFFFF;
+
     PyRef push(PyNode node);
 
-    std::vector<PyNode> nodes_;
+    std::vector<Slot> slots_;
+    std::vector<uint64_t> blockBase_;                  // by ref / kOffsetBlock
+    std::unordered_map<PyRef, uint64_t> farOffsets_;  // refs whose delta is kFarDelta
     std::vector<std::string> strings_;
     std::vector<std::vector<PyRef>> items_;
 };

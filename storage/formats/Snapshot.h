@@ -60,9 +60,12 @@ struct TraceEntry {
     // kept as the file spells it; unknown actions are not an error at this layer.
     std::string action;
     uint64_t addr = 0;
-    bool has_addr = false;        // false for "oom", which carries device_free instead
     uint64_t device_free = 0;
+    // The three presence flags sit together (not after their values): a million entries, 16
+    // bytes of padding each.
+    bool has_addr = false;        // false for "oom", which carries device_free instead
     bool has_device_free = false;
+    bool has_pool_id = false;     // pool_id below is in the file
     uint64_t size = 0;            // requested bytes for alloc/free, segment bytes for segment_*
     uint64_t stream = 0;
     int64_t time_us = 0;          // Unix-epoch microseconds (0 when the file has none)
@@ -70,7 +73,6 @@ struct TraceEntry {
     std::string compile_context;  // PyTorch writes "N/A" when there is none
     std::string user_metadata;
     std::pair<uint64_t, uint64_t> pool_id{0, 0};  // newest PyTorch only (PR #177717)
-    bool has_pool_id = false;
 
     bool operator==(const TraceEntry&) const = default;
 };

@@ -104,7 +104,7 @@ public:
 
 private:
     [[noreturn]] void fail(const std::string& what, const Path& path, PyRef ref) const {
-        throw FormatError(what, path.render() + ", byte " + std::to_string(t_.node(ref).offset));
+        throw FormatError(what, path.render() + ", byte " + std::to_string(t_.offset(ref)));
     }
     void expect(PyRef ref, PyKind kind, const Path& path) const {
         if (t_.kind(ref) != kind) {
@@ -118,18 +118,18 @@ private:
     }
     uint64_t u64(PyRef ref, const Path& path) const {
         expect(ref, PyKind::Int, path);
-        if (t_.node(ref).negative) fail("negative value " + std::to_string(static_cast<int64_t>(t_.node(ref).bits)) +
+        if (t_.negative(ref)) fail("negative value " + std::to_string(static_cast<int64_t>(t_.bits(ref))) +
                                         " where a size or address is expected", path, ref);
-        return t_.node(ref).bits;
+        return t_.bits(ref);
     }
     // Streams are cudaStream_t cast to int64 by PyTorch: keep any 64-bit pattern.
     uint64_t bits64(PyRef ref, const Path& path) const {
         expect(ref, PyKind::Int, path);
-        return t_.node(ref).bits;
+        return t_.bits(ref);
     }
     int64_t i64(PyRef ref, const Path& path) const {
         expect(ref, PyKind::Int, path);
-        const PyNode& n = t_.node(ref);
+        const PyNode n = t_.node(ref);
         if (!n.negative && n.bits > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
             fail("value " + std::to_string(n.bits) + " does not fit a signed 64-bit integer", path, ref);
         }
@@ -141,13 +141,13 @@ private:
     }
     bool boolean(PyRef ref, const Path& path) const {
         expect(ref, PyKind::Bool, path);
-        return t_.node(ref).bits != 0;
+        return t_.bits(ref) != 0;
     }
     double number(PyRef ref, const Path& path) const {
         if (t_.kind(ref) == PyKind::Float) return t_.floatValue(ref);
         if (t_.kind(ref) == PyKind::Int) {
-            return t_.node(ref).negative ? static_cast<double>(static_cast<int64_t>(t_.node(ref).bits))
-                                         : static_cast<double>(t_.node(ref).bits);
+            return t_.negative(ref) ? static_cast<double>(static_cast<int64_t>(t_.bits(ref)))
+                                         : static_cast<double>(t_.bits(ref));
         }
         fail(std::string("expected a number, found ") + PyTree::kindName(t_.kind(ref)), path, ref);
     }
@@ -166,7 +166,7 @@ private:
     }
     // Which known key a str node names; memo-shared key strings are looked up once.
     uint8_t keyOf(PyRef key) {
-        uint8_t& cached = keyOf_[t_.node(key).index];
+        uint8_t& cached = keyOf_[t_.index(key)];
         if (cached == kNotLookedUp) {
             cached = kUnknownKey;
             const std::string& text = t_.text(key);
