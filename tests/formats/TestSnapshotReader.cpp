@@ -3,6 +3,9 @@
 #include <QtTest>
 
 #include <limits>
+#include <map>
+#include <set>
+#include <vector>
 
 #include "storage/formats/FormatError.h"
 #include "storage/formats/JsonReader.h"
@@ -69,6 +72,8 @@ private slots:
     void keyPathInErrors();
     void notASnapshot();
     void unreadableFile();
+    void equalStacksShareOneList();
+    void byteOffsetsPastLongStrings();
 };
 
 void TestSnapshotReader::realSnapshots_data() {
@@ -293,6 +298,56 @@ void TestSnapshotReader::unreadableFile() {
         QVERIFY(std::string(e.what()).find("cannot open file") != std::string::npos);
     }
     QVERIFY(thrown);
+}
+
+// A million entries share a few thousand stacks: equal frame lists must be one shared list
+// (issue #5: copying them cost 690 MB for a 100 MB pickle), in a real pickle and in JSON.
+void TestSnapshotReader::equalStacksShareOneList() {
+    const Snapshot s = SnapshotReader::readFile(formats_test::dataPath("traces/train_gpt__default.pickle"));
+    std::map<std::string, std::set<const void*>> listsByStack;  // by the stack's text
+    size_t withFrames = 0;
+    for (const TraceEntry& e : s.device_traces.at(0)) {
+        if (e.frames.empty()) continue;
+        ++withFrames;
+        std::string key;
+        for (const SnapshotFrame& f : e.frames) key += f.filename + '\0' + std::to_string(f.line) + '\0' + f.name + '\n';
+        listsByStack[key].insert(e.frames.identity());
+    }
+    QVERIFY(withFrames > 1000);
+    QVERIFY(listsByStack.size() * 10 < withFrames);  // stacks really repeat in this trace
+    for (const auto& [stack, lists] : listsByStack) QCOMPARE(lists.size(), size_t(1));
+
+    const Snapshot j = SnapshotReader::read(R"({"segments": [], "device_traces": [[
+        {"action": "alloc", "addr": 1, "size": 2, "frames": [{"filename": "a.py", "line": 3, "name": "f"}]},
+        {"action": "alloc", "addr": 5, "size": 2, "frames": [{"filename": "a.py", "line": 3, "name": "f"}]},
+        {"action": "alloc", "addr": 9, "size": 2, "frames": [{"filename": "a.py", "line": 4, "name": "f"}]}]]})");
+    const std::vector<TraceEntry>& t = j.device_traces.at(0);
+    QVERIFY(t[0].frames.sharesWith(t[1].frames));
+    QVERIFY(!t[0].frames.sharesWith(t[2].frames));
+    QCOMPARE(t[2].frames[0], (SnapshotFrame{"a.py", 4, "f"}));
+    // Equality is by contents, however the lists were made.
+    TraceEntry copy = t[0];
+    copy.frames = std::vector<SnapshotFrame>{{"a.py", 3, "f"}};
+    QVERIFY(!copy.frames.sharesWith(t[0].frames));
+    QVERIFY(copy == t[0]);
+    copy.frames = std::vector<SnapshotFrame>{{"a.py", 3, "g"}};
+    QVERIFY(!(copy == t[0]));
+}
+
+// Values after long strings (more than 64 KiB apart) still report their exact byte.
+void TestSnapshotReader::byteOffsetsPastLongStrings() {
+    const std::string longName(200000, 'x');
+    const std::string head = R"({"segments": [], "device_traces": [[{"action": "alloc", "user_metadata": ")" + longName +
+                             R"(", "size": )";
+    EXPECT_SNAPSHOT_ERROR(head + R"("9"}]]})", "(device_traces[0][0].size, byte " + std::to_string(head.size()) + ")");
+    // Many values in between, some before and some after the long string.
+    std::string many = R"({"segments": [], "device_traces": [[)";
+    for (int i = 0; i < 700; ++i) many += R"({"action": "alloc", "addr": 1, "size": 2},)";
+    many += R"({"action": "alloc", "user_metadata": ")" + longName + R"("},)";
+    for (int i = 0; i < 300; ++i) many += R"({"action": "alloc", "addr": 1, "size": 2},)";
+    const size_t at = many.size() + std::string(R"({"action": "alloc", "size": )").size();
+    many += R"({"action": "alloc", "size": -1}]]})";
+    EXPECT_SNAPSHOT_ERROR(many, "(device_traces[0][1001].size, byte " + std::to_string(at) + ")");
 }
 
 QTEST_GUILESS_MAIN(TestSnapshotReader)
