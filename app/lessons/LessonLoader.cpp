@@ -111,7 +111,7 @@ public:
             default: fail("expected a string, number or boolean, found " + std::string(PyTree::kindName(n.kind)), ref, path);
         }
     }
-    const std::vector<PyRef>& list(PyRef ref, const std::string& path) const {
+    formats::PyItems list(PyRef ref, const std::string& path) const {
         if (tree_.kind(ref) != PyKind::List) fail("expected a list, found " + std::string(PyTree::kindName(tree_.kind(ref))), ref, path);
         return tree_.items(ref);
     }

@@ -21,6 +21,7 @@ private:
     struct Open {
         PyRef ref;
         bool object;
+        size_t from;  // where its items start in pending_
     };
 
     [[noreturn]] void fail(const std::string& what, size_t at) const {
@@ -46,11 +47,15 @@ private:
     PyRef parseNumber();
     void attach(PyRef value);
     void open(bool object);
+    void close();
 
     std::string_view s_;
     size_t pos_ = 0;
     PyTree tree_;
     std::vector<Open> stack_;
+    // Items of the open containers, innermost last: a container gets its items in one append when
+    // it closes, which keeps them in the tree's flat array (see PyTree::append).
+    std::vector<PyRef> pending_;
     bool haveRoot_ = false;
 };
 
@@ -175,8 +180,15 @@ void Parser::attach(PyRef value) {
         tree_.root = value;
         haveRoot_ = true;
     } else {
-        tree_.items(stack_.back().ref).push_back(value);
+        pending_.push_back(value);
     }
+}
+
+void Parser::close() {
+    const size_t from = stack_.back().from;
+    tree_.append(stack_.back().ref, PyItems(pending_.data() + from, pending_.size() - from));
+    pending_.resize(from);
+    stack_.pop_back();
 }
 
 void Parser::open(bool object) {
@@ -185,7 +197,7 @@ void Parser::open(bool object) {
     }
     const PyRef ref = tree_.addContainer(object ? PyKind::Dict : PyKind::List, pos_);
     attach(ref);
-    stack_.push_back(Open{ref, object});
+    stack_.push_back(Open{ref, object, pending_.size()});
     ++pos_;
 }
 
@@ -204,7 +216,7 @@ PyTree Parser::run() {
         case State::ArrayFirst:
             if (c == ']') {
                 ++pos_;
-                stack_.pop_back();
+                close();
                 state = State::After;
                 continue;
             }
@@ -243,7 +255,7 @@ PyTree Parser::run() {
         case State::ObjectFirst:
             if (c == '}') {
                 ++pos_;
-                stack_.pop_back();
+                close();
                 state = State::After;
                 continue;
             }
@@ -252,7 +264,7 @@ PyTree Parser::run() {
         case State::Key: {
             if (c != '"') fail("expected a string key", pos_);
             const size_t at = pos_;
-            tree_.items(stack_.back().ref).push_back(tree_.addStr(parseString(), at));
+            pending_.push_back(tree_.addStr(parseString(), at));
             skipWs();
             if (atEnd() || peek() != ':') fail("expected ':' after key", pos_);
             ++pos_;
@@ -266,7 +278,7 @@ PyTree Parser::run() {
                 state = object ? State::Key : State::Value;
             } else if (c == (object ? '}' : ']')) {
                 ++pos_;
-                stack_.pop_back();
+                close();
             } else {
                 fail(object ? "expected ',' or '}'" : "expected ',' or ']'", pos_);
             }

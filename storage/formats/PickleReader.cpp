@@ -186,8 +186,7 @@ void Machine::setItems(PyRef dict, size_t from) {
             fail(std::string("unhashable dict key (") + PyTree::kindName(k) + ")");
         }
     }
-    std::vector<PyRef>& items = tree_.items(dict);
-    items.insert(items.end(), stack_.begin() + static_cast<std::ptrdiff_t>(from), stack_.end());
+    tree_.append(dict, PyItems(stack_.data() + from, stack_.size() - from));
     stack_.resize(from);
 }
 
@@ -195,14 +194,13 @@ void Machine::appendItems(PyRef list, size_t from) {
     if (tree_.kind(list) != PyKind::List) {
         fail(std::string(opName()) + " to " + PyTree::kindName(tree_.kind(list)) + ", not a list");
     }
-    std::vector<PyRef>& items = tree_.items(list);
-    items.insert(items.end(), stack_.begin() + static_cast<std::ptrdiff_t>(from), stack_.end());
+    tree_.append(list, PyItems(stack_.data() + from, stack_.size() - from));
     stack_.resize(from);
 }
 
 PyRef Machine::makeContainer(PyKind kind, size_t from) {
     const PyRef c = tree_.addContainer(kind, opOffset_);
-    tree_.items(c).assign(stack_.begin() + static_cast<std::ptrdiff_t>(from), stack_.end());
+    tree_.append(c, PyItems(stack_.data() + from, stack_.size() - from));
     stack_.resize(from);
     return c;
 }

@@ -58,8 +58,34 @@ PyRef PyTree::addBytes(std::string data, uint64_t offset) {
 }
 
 PyRef PyTree::addContainer(PyKind kind, uint64_t offset) {
-    items_.emplace_back();
-    return push(PyNode{kind, false, static_cast<uint32_t>(items_.size() - 1), 0, offset});
+    spans_.emplace_back();
+    return push(PyNode{kind, false, static_cast<uint32_t>(spans_.size() - 1), 0, offset});
+}
+
+void PyTree::append(PyRef container, PyItems items) {
+    if (items.empty()) return;
+    Span& s = spans_[slots_[container].index];
+    if (s.count == kSpilled) {
+        std::vector<PyRef>& own = spilled_[s.begin];
+        own.insert(own.end(), items.begin(), items.end());
+        return;
+    }
+    const bool last = s.count == 0 || s.begin + static_cast<size_t>(s.count) == flat_.size();
+    if (last) {
+        // Handles and counts are 32-bit like PyRef; this many items would need a file of many GB.
+        if (flat_.size() + items.size() >= kSpilled) {
+            throw FormatError("too many container items (more than 4 billion)", "byte " + std::to_string(offset(container)));
+        }
+        if (s.count == 0) s.begin = static_cast<uint32_t>(flat_.size());
+        flat_.insert(flat_.end(), items.begin(), items.end());
+        s.count += static_cast<uint32_t>(items.size());
+        return;
+    }
+    std::vector<PyRef> own(flat_.begin() + s.begin, flat_.begin() + s.begin + s.count);
+    own.insert(own.end(), items.begin(), items.end());
+    spilled_.push_back(std::move(own));
+    s.begin = static_cast<uint32_t>(spilled_.size() - 1);
+    s.count = kSpilled;
 }
 
 double PyTree::floatValue(PyRef ref) const {
@@ -69,7 +95,7 @@ double PyTree::floatValue(PyRef ref) const {
 }
 
 bool PyTree::find(PyRef dict, std::string_view key, PyRef& out) const {
-    const std::vector<PyRef>& pairs = items(dict);
+    const PyItems pairs = items(dict);
     for (size_t i = pairs.size(); i >= 2; i -= 2) {
         const PyRef k = pairs[i - 2];
         if (slots_[k].kind == PyKind::Str && strings_[slots_[k].index] == key) {

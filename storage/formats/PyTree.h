@@ -8,6 +8,7 @@
 // million levels deep. With every node in one vector, sharing and cycles are just repeated
 // indices, and destruction is freeing a few vectors: nothing recurses, nothing leaks.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -18,6 +19,9 @@ namespace allocscope::formats {
 enum class PyKind : uint8_t { None, Bool, Int, Float, Str, Bytes, List, Tuple, Dict };
 
 using PyRef = uint32_t;
+// A container's items (a dict's are key, value, key, value ...): a view into the tree, valid
+// until the tree is next modified.
+using PyItems = std::span<const PyRef>;
 
 // One value, as readers see it (node() builds it). Stored more compactly inside the tree.
 struct PyNode {
@@ -37,9 +41,11 @@ public:
     PyRef addFloat(double value, uint64_t offset);
     PyRef addStr(std::string text, uint64_t offset);
     PyRef addBytes(std::string data, uint64_t offset);
-    // An empty List, Tuple or Dict; fill it with items(ref).push_back (a dict holds key, value,
-    // key, value ...).
+    // An empty List, Tuple or Dict; fill it with append (a dict holds key, value, key, value ...).
     PyRef addContainer(PyKind kind, uint64_t offset);
+    // Appends items to a container. Readers append a container's items in one call where they
+    // can (see items_ below): that is what keeps the tree small.
+    void append(PyRef container, PyItems items);
 
     PyNode node(PyRef ref) const {
         const Slot& n = slots_[ref];
@@ -58,8 +64,11 @@ public:
     // Str and Bytes nodes index a table of texts; memo-shared strings share one entry, which lets
     // readers cache per-entry facts (SnapshotReader caches which key a string names).
     size_t textCount() const { return strings_.size(); }
-    const std::vector<PyRef>& items(PyRef ref) const { return items_[slots_[ref].index]; }
-    std::vector<PyRef>& items(PyRef ref) { return items_[slots_[ref].index]; }
+    PyItems items(PyRef ref) const {
+        const Span& s = spans_[slots_[ref].index];
+        if (s.count == kSpilled) return spilled_[s.begin];
+        return PyItems(flat_.data() + s.begin, s.count);
+    }
     double floatValue(PyRef ref) const;
 
     // Dict lookup by str key; the last occurrence wins, as a Python dict keeps the last SETITEM.
@@ -92,7 +101,20 @@ private:
     std::vector<uint64_t> blockBase_;                  // by ref / kOffsetBlock
     std::unordered_map<PyRef, uint64_t> farOffsets_;  // refs whose delta is kFarDelta
     std::vector<std::string> strings_;
-    std::vector<std::vector<PyRef>> items_;
+    // Container items, flat: a container's items are one run of flat_ (8 bytes of Span plus 4 per
+    // item, instead of a std::vector and its heap block per container: a 100 MB snapshot has
+    // a million dicts). A container filled in one go, or whose run is still the last one, stays in
+    // flat_; one filled again after another container's run (a pickle's long list, APPENDS in
+    // batches of 1000 around the dicts they hold) moves to a vector of its own in spilled_, once,
+    // leaving its old run unused.
+    struct Span {
+        uint32_t begin = 0;  // into flat_, or into spilled_ when count is kSpilled
+        uint32_t count = 0;
+    };
+    static constexpr uint32_t kSpilled = 0xFFFFFFFF;
+    std::vector<Span> spans_;
+    std::vector<PyRef> flat_;
+    std::vector<std::vector<PyRef>> spilled_;
 };
 
 }  // namespace allocscope::formats

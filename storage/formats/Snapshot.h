@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "storage/formats/FrameList.h"
+#include "storage/formats/SharedString.h"
 #include "storage/formats/SnapshotFrame.h"
 
 namespace allocscope::formats {
@@ -57,8 +58,9 @@ struct SnapshotSegment {
 struct TraceEntry {
     // "alloc", "free_requested", "free_completed", "segment_alloc", "segment_free",
     // "segment_map", "segment_unmap", "snapshot", "oom", "annotate", "user_defined", "free"...
-    // kept as the file spells it; unknown actions are not an error at this layer.
-    std::string action;
+    // kept as the file spells it; unknown actions are not an error at this layer. The three
+    // strings of an entry are SharedString (8 bytes, interned by the reader): a million entries.
+    SharedString action;
     uint64_t addr = 0;
     uint64_t device_free = 0;
     // The three presence flags sit together (not after their values): a million entries, 16
@@ -70,8 +72,8 @@ struct TraceEntry {
     uint64_t stream = 0;
     int64_t time_us = 0;          // Unix-epoch microseconds (0 when the file has none)
     FrameList frames;  // shared with other blocks, segments and entries of the same stack
-    std::string compile_context;  // PyTorch writes "N/A" when there is none
-    std::string user_metadata;
+    SharedString compile_context;  // PyTorch writes "N/A" when there is none
+    SharedString user_metadata;
     std::pair<uint64_t, uint64_t> pool_id{0, 0};  // newest PyTorch only (PR #177717)
 
     bool operator==(const TraceEntry&) const = default;

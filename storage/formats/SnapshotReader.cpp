@@ -1,5 +1,6 @@
 #include "storage/formats/SnapshotReader.h"
 
+#include <algorithm>
 #include <array>
 #include <functional>
 #include <limits>
@@ -70,12 +71,19 @@ constexpr uint8_t kUnknownKey = 0xFF;
 constexpr uint8_t kNotLookedUp = 0xFE;
 
 // Hashes for the frame-list caches below.
+// Transparent, so a tree's items (a view) find a stored vector without copying them.
 struct RefsHash {
-    size_t operator()(const std::vector<PyRef>& refs) const {
+    using is_transparent = void;
+    size_t operator()(PyItems refs) const {
         uint64_t h = 1469598103934665603ull;  // FNV-1a over the handles
         for (const PyRef r : refs) h = (h ^ r) * 1099511628211ull;
         return static_cast<size_t>(h);
     }
+    size_t operator()(const std::vector<PyRef>& refs) const { return (*this)(PyItems(refs)); }
+};
+struct RefsEqual {
+    using is_transparent = void;
+    bool operator()(PyItems a, PyItems b) const { return std::equal(a.begin(), a.end(), b.begin(), b.end()); }
 };
 struct FramesHash {
     size_t operator()(const FrameList& list) const {
@@ -112,7 +120,7 @@ private:
                  path, ref);
         }
     }
-    const std::vector<PyRef>& list(PyRef ref, const Path& path) const {
+    PyItems list(PyRef ref, const Path& path) const {
         expect(ref, PyKind::List, path);
         return t_.items(ref);
     }
@@ -139,6 +147,18 @@ private:
         expect(ref, PyKind::Str, path);
         return t_.text(ref);
     }
+    // A trace entry's string, interned: equal texts share one SharedString (see SharedString.h).
+    SharedString shared(PyRef ref, const Path& path) {
+        expect(ref, PyKind::Str, path);
+        const std::string& text = t_.text(ref);
+        if (text.empty()) return {};
+        auto it = interned_.find(text);
+        if (it != interned_.end()) return it->second;
+        SharedString s{std::string(text)};
+        // The key views the shared text itself, which lives as long as the map holds `s`.
+        interned_.emplace(std::string_view(s.str()), s);
+        return s;
+    }
     bool boolean(PyRef ref, const Path& path) const {
         expect(ref, PyKind::Bool, path);
         return t_.bits(ref) != 0;
@@ -156,7 +176,7 @@ private:
         if (t_.kind(ref) != PyKind::Tuple && t_.kind(ref) != PyKind::List) {
             fail(std::string("expected a 2-tuple, found ") + PyTree::kindName(t_.kind(ref)), path, ref);
         }
-        const std::vector<PyRef>& items = t_.items(ref);
+        const PyItems items = t_.items(ref);
         if (items.size() != 2) fail("expected 2 items, found " + std::to_string(items.size()), path, ref);
         return {bits64(items[0], path.at(0)), bits64(items[1], path.at(1))};
     }
@@ -183,7 +203,7 @@ private:
         Fields f;
         f.dict = dict(ref, path);
         f.value.fill(kAbsent);
-        const std::vector<PyRef>& kv = t_.items(f.dict);
+        const PyItems kv = t_.items(f.dict);
         for (size_t i = 0; i + 1 < kv.size(); i += 2) {
             if (t_.kind(kv[i]) != PyKind::Str) continue;  // unknown (non-str) keys are ignored
             const uint8_t k = keyOf(kv[i]);
@@ -209,12 +229,13 @@ private:
     // list of the same frame dict objects (PyTorch shares the frame dicts through the memo, and a
     // memo-shared list has the same dicts too), then equal contents (JSON shares nothing). The
     // tree is immutable while we convert, so the same handles always mean the same contents.
-    std::unordered_map<std::vector<PyRef>, FrameList, RefsHash> byItems_;
+    std::unordered_map<std::vector<PyRef>, FrameList, RefsHash, RefsEqual> byItems_;
     std::unordered_set<FrameList, FramesHash> byContents_;
+    std::unordered_map<std::string_view, SharedString> interned_;  // by contents (see shared())
 };
 
 FrameList Converter::frames(PyRef ref, const Path& path) {
-    const std::vector<PyRef>& items = list(ref, path);
+    const PyItems items = list(ref, path);
     if (items.empty()) return {};
     if (auto it = byItems_.find(items); it != byItems_.end()) return it->second;
     // First sight of these frame dicts: read them (this is where a bad frame is reported, at the
@@ -233,7 +254,7 @@ FrameList Converter::frames(PyRef ref, const Path& path) {
     const auto [it, added] = byContents_.insert(FrameList(std::move(out)));
     // Only new contents remember their dicts: in a JSON file every list has dicts of its own, and
     // remembering each would cost a map entry per trace entry.
-    if (added) byItems_.emplace(items, *it);
+    if (added) byItems_.emplace(std::vector<PyRef>(items.begin(), items.end()), *it);
     return *it;
 }
 
@@ -263,7 +284,7 @@ SnapshotSegment Converter::segment(PyRef ref, const Path& path) {
     if (f.has(kFrames)) s.frames = frames(f[kFrames], path.child("frames"));
     if (f.has(kBlocks)) {
         const Path bp = path.child("blocks");
-        const std::vector<PyRef>& items = list(f[kBlocks], bp);
+        const PyItems items = list(f[kBlocks], bp);
         // Files before PyTorch 2.1 have no block addresses: blocks tile the segment in order.
         uint64_t running = s.address;
         s.blocks.reserve(items.size());
@@ -282,7 +303,7 @@ SnapshotSegment Converter::segment(PyRef ref, const Path& path) {
 TraceEntry Converter::traceEntry(PyRef ref, const Path& path) {
     const Fields f = fields(ref, path);
     TraceEntry e;
-    e.action = str(required(f, kAction, path), path.child("action"));
+    e.action = shared(required(f, kAction, path), path.child("action"));
     if (f.has(kAddr)) {
         e.addr = u64(f[kAddr], path.child("addr"));
         e.has_addr = true;
@@ -295,8 +316,8 @@ TraceEntry Converter::traceEntry(PyRef ref, const Path& path) {
     if (f.has(kStream)) e.stream = bits64(f[kStream], path.child("stream"));
     if (f.has(kTimeUs)) e.time_us = i64(f[kTimeUs], path.child("time_us"));
     if (f.has(kFrames)) e.frames = frames(f[kFrames], path.child("frames"));
-    if (f.has(kCompileContext)) e.compile_context = str(f[kCompileContext], path.child("compile_context"));
-    if (f.has(kUserMetadata)) e.user_metadata = str(f[kUserMetadata], path.child("user_metadata"));
+    if (f.has(kCompileContext)) e.compile_context = shared(f[kCompileContext], path.child("compile_context"));
+    if (f.has(kUserMetadata)) e.user_metadata = shared(f[kUserMetadata], path.child("user_metadata"));
     if (f.has(kPoolId)) {
         e.pool_id = pair(f[kPoolId], path.child("pool_id"));
         e.has_pool_id = true;
@@ -337,7 +358,7 @@ AllocatorSettings Converter::settings(PyRef ref, const Path& path) {
     if (f.has(kMaxCachedSize)) s.max_cached_size = i64(f[kMaxCachedSize], path.child("max_cached_size"));
     if (f.has(kRoundup)) {
         const Path rp = path.child("roundup_power2_divisions");
-        const std::vector<PyRef>& kv = t_.items(dict(f[kRoundup], rp));
+        const PyItems kv = t_.items(dict(f[kRoundup], rp));
         s.roundup_present = true;
         for (size_t i = 0; i + 1 < kv.size(); i += 2) {
             const std::string key = str(kv[i], rp);
@@ -368,7 +389,7 @@ Snapshot Converter::snapshot() {
     const Path top;
     const PyRef root = t_.root;
     if (t_.kind(root) == PyKind::List) {  // the oldest form: a bare list of segments
-        const std::vector<PyRef>& segs = t_.items(root);
+        const PyItems segs = t_.items(root);
         snap.segments.reserve(segs.size());
         for (size_t i = 0; i < segs.size(); ++i) snap.segments.push_back(segment(segs[i], top.at(i)));
         return snap;
@@ -381,17 +402,17 @@ Snapshot Converter::snapshot() {
     const Fields f = fields(root, top);
     if (!f.has(kSegments)) fail("missing key 'segments': not a PyTorch memory snapshot", top, root);
     const Path sp = top.child("segments");
-    const std::vector<PyRef>& segs = list(f[kSegments], sp);
+    const PyItems segs = list(f[kSegments], sp);
     snap.segments.reserve(segs.size());
     for (size_t i = 0; i < segs.size(); ++i) snap.segments.push_back(segment(segs[i], sp.at(i)));
 
     if (f.has(kDeviceTraces)) {
         const Path dp = top.child("device_traces");
-        const std::vector<PyRef>& devices = list(f[kDeviceTraces], dp);
+        const PyItems devices = list(f[kDeviceTraces], dp);
         snap.device_traces.resize(devices.size());
         for (size_t dev = 0; dev < devices.size(); ++dev) {
             const Path devPath = dp.at(dev);
-            const std::vector<PyRef>& entries = list(devices[dev], devPath);
+            const PyItems entries = list(devices[dev], devPath);
             snap.device_traces[dev].reserve(entries.size());
             for (size_t i = 0; i < entries.size(); ++i) {
                 snap.device_traces[dev].push_back(traceEntry(entries[i], devPath.at(i)));
@@ -401,7 +422,7 @@ Snapshot Converter::snapshot() {
     if (f.has(kAllocatorSettings)) snap.allocator_settings = settings(f[kAllocatorSettings], top.child("allocator_settings"));
     if (f.has(kExternalAnnotations)) {
         const Path ap = top.child("external_annotations");
-        const std::vector<PyRef>& items = list(f[kExternalAnnotations], ap);
+        const PyItems items = list(f[kExternalAnnotations], ap);
         for (size_t i = 0; i < items.size(); ++i) snap.external_annotations.push_back(annotation(items[i], ap.at(i)));
     }
     return snap;

@@ -92,7 +92,7 @@ void appendEntry(RecordedTrace& trace, StackInterner& stacks, const formats::Tra
     if (e.action == "annotate" || e.action == "user_defined") return;
     std::optional<EventAction> action = alloc::actionFromName(e.action);
     const bool legacyFree = e.action == "free";
-    if (!action && !legacyFree) throw formats::FormatError("unknown trace action '" + e.action + "'", entryWhere(device, index));
+    if (!action && !legacyFree) throw formats::FormatError("unknown trace action '" + e.action.str() + "'", entryWhere(device, index));
     RecordedEntry entry;
     entry.size = e.size;
     entry.stream = e.stream;
@@ -105,7 +105,7 @@ void appendEntry(RecordedTrace& trace, StackInterner& stacks, const formats::Tra
         return;
     }
     if (!e.has_addr && action != EventAction::Snapshot) {
-        throw formats::FormatError("trace entry '" + e.action + "' has no addr", entryWhere(device, index));
+        throw formats::FormatError("trace entry '" + e.action.str() + "' has no addr", entryWhere(device, index));
     }
     entry.address = e.addr;
     if (legacyFree) {

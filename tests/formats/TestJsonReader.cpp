@@ -26,6 +26,7 @@ class TestJsonReader : public QObject {
 
 private slots:
     void values();
+    void nestedContainersKeepTheirItems();
     void strings();
     void numbers();
     void duplicateKeysLastWins();
@@ -39,7 +40,7 @@ void TestJsonReader::values() {
     QCOMPARE(t.kind(t.root), PyKind::Dict);
     PyRef a = 0;
     QVERIFY(t.find(t.root, "a", a));
-    const std::vector<PyRef>& v = t.items(a);
+    const PyItems v = t.items(a);
     QCOMPARE(v.size(), size_t(8));
     QCOMPARE(t.node(v[0]).bits, uint64_t(1));
     QVERIFY(t.node(v[1]).negative);
@@ -53,9 +54,30 @@ void TestJsonReader::values() {
     QCOMPARE(t.kind(v[7]), PyKind::List);
 }
 
+void TestJsonReader::nestedContainersKeepTheirItems() {
+    // Items of an outer container arrive around its inner ones; each must keep exactly its own.
+    const PyTree t = JsonReader::read(R"([1, [2, {"a": 3}, []], 4, {"b": [5, 6]}])");
+    const PyItems v = t.items(t.root);
+    QCOMPARE(v.size(), size_t(4));
+    QCOMPARE(t.node(v[0]).bits, uint64_t(1));
+    QCOMPARE(t.node(v[2]).bits, uint64_t(4));
+    const PyItems inner = t.items(v[1]);
+    QCOMPARE(inner.size(), size_t(3));
+    QCOMPARE(t.node(inner[0]).bits, uint64_t(2));
+    PyRef a = 0;
+    QVERIFY(t.find(inner[1], "a", a));
+    QCOMPARE(t.node(a).bits, uint64_t(3));
+    QVERIFY(t.items(inner[2]).empty());
+    PyRef b = 0;
+    QVERIFY(t.find(v[3], "b", b));
+    QCOMPARE(t.items(b).size(), size_t(2));
+    QCOMPARE(t.node(t.items(b)[1]).bits, uint64_t(6));
+    QCOMPARE(t.items(v[3]).size(), size_t(2));
+}
+
 void TestJsonReader::strings() {
     const PyTree t = JsonReader::read(R"(["a\"b\\c\/\b\f\n\r\t", "\u00e9\u20ac", "\ud83d\ude00", "h\u00e9llo w\u00f6rld"])");
-    const std::vector<PyRef>& v = t.items(t.root);
+    const PyItems v = t.items(t.root);
     QCOMPARE(t.text(v[0]), std::string("a\"b\\c/\b\f\n\r\t"));
     QCOMPARE(t.text(v[1]), std::string("\xc3\xa9\xe2\x82\xac"));
     QCOMPARE(t.text(v[2]), std::string("\xf0\x9f\x98\x80"));  // surrogate pair -> U+1F600
@@ -64,7 +86,7 @@ void TestJsonReader::strings() {
 
 void TestJsonReader::numbers() {
     const PyTree t = JsonReader::read("[18446744073709551615, -9223372036854775808, 0, -0, 1e3, 1.5E-2, 123456789012]");
-    const std::vector<PyRef>& v = t.items(t.root);
+    const PyItems v = t.items(t.root);
     QCOMPARE(t.node(v[0]).bits, std::numeric_limits<uint64_t>::max());
     QVERIFY(!t.node(v[0]).negative);
     QCOMPARE(static_cast<int64_t>(t.node(v[1]).bits), std::numeric_limits<int64_t>::min());

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <tuple>
 
 #include "storage/formats/FormatError.h"
 #include "storage/formats/PickleReader.h"
@@ -37,6 +38,7 @@ private slots:
     void protocol2StyleMemo();
     void sparseMemoIndex();
     void selfReferentialList();
+    void listFilledInBatchesAroundOtherContainers();
     void deepNesting();
     void refusesCodeExecution_data();
     void refusesCodeExecution();
@@ -57,7 +59,7 @@ void TestPickleReader::scalars() {
                               "G\x3f\xe3\x33\x33\x33\x33\x33\x33\x8c\x03h\xc3\xa9" "C\x02" "abK\x01K\x02\x86)e.");
     const PyTree t = PickleReader::read(p);
     QCOMPARE(t.kind(t.root), PyKind::List);
-    const std::vector<PyRef>& v = t.items(t.root);
+    const PyItems v = t.items(t.root);
     QCOMPARE(v.size(), size_t(12));
     QCOMPARE(t.kind(v[0]), PyKind::None);
     QCOMPARE(t.kind(v[1]), PyKind::Bool);
@@ -93,7 +95,7 @@ void TestPickleReader::integersAtTheEdges() {
                               "\x8a\x0c\xfe\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"
                               "e.");
     const PyTree t = PickleReader::read(p);
-    const std::vector<PyRef>& v = t.items(t.root);
+    const PyItems v = t.items(t.root);
     QCOMPARE(v.size(), size_t(7));
     QCOMPARE(t.node(v[0]).bits, std::numeric_limits<uint64_t>::max());
     QVERIFY(!t.node(v[0]).negative);
@@ -122,7 +124,8 @@ void TestPickleReader::memoSharesReferences() {
     const std::string p = bin("\x80\x04]\x94}\x94" "a0h\x01\x8c\x01kK\x01s0h\x00.");
     const PyTree t = PickleReader::read(p);
     QCOMPARE(t.kind(t.root), PyKind::List);
-    const PyRef d = t.items(t.root).at(0);
+    QCOMPARE(t.items(t.root).size(), size_t(1));
+    const PyRef d = t.items(t.root)[0];
     PyRef v = 0;
     QVERIFY(t.find(d, "k", v));
     QCOMPARE(t.node(v).bits, uint64_t(1));
@@ -154,6 +157,25 @@ void TestPickleReader::selfReferentialList() {
     QCOMPARE(t.kind(t.root), PyKind::List);
     QCOMPARE(t.items(t.root).size(), size_t(1));
     QCOMPARE(t.items(t.root)[0], t.root);
+}
+
+void TestPickleReader::listFilledInBatchesAroundOtherContainers() {
+    // [1, {2: 3}, 4, {5: 6}, 7] as Python pickles a long list: APPENDS in batches, each batch's
+    // dict filled before the batch lands, so the list's items are not stored in one run.
+    const std::string p = bin("\x80\x04](K\x01}(K\x02K\x03ue(K\x04}(K\x05K\x06ue(K\x07" "e.");
+    const PyTree t = PickleReader::read(p);
+    const PyItems v = t.items(t.root);
+    QCOMPARE(v.size(), size_t(5));
+    QCOMPARE(t.node(v[0]).bits, uint64_t(1));
+    QCOMPARE(t.node(v[2]).bits, uint64_t(4));
+    QCOMPARE(t.node(v[4]).bits, uint64_t(7));
+    for (const auto& [at, key, value] : {std::tuple{1, 2, 3}, std::tuple{3, 5, 6}}) {
+        QCOMPARE(t.kind(v[at]), PyKind::Dict);
+        const PyItems d = t.items(v[at]);
+        QCOMPARE(d.size(), size_t(2));
+        QCOMPARE(t.node(d[0]).bits, uint64_t(key));
+        QCOMPARE(t.node(d[1]).bits, uint64_t(value));
+    }
 }
 
 void TestPickleReader::deepNesting() {

@@ -73,6 +73,7 @@ private slots:
     void notASnapshot();
     void unreadableFile();
     void equalStacksShareOneList();
+    void traceStringsAreShared();
     void byteOffsetsPastLongStrings();
 };
 
@@ -332,6 +333,35 @@ void TestSnapshotReader::equalStacksShareOneList() {
     QVERIFY(copy == t[0]);
     copy.frames = std::vector<SnapshotFrame>{{"a.py", 3, "g"}};
     QVERIFY(!(copy == t[0]));
+}
+
+void TestSnapshotReader::traceStringsAreShared() {
+    const Snapshot s = SnapshotReader::readFile(formats_test::dataPath("traces/train_gpt__default.pickle"));
+    std::map<std::string, std::set<const std::string*>> textsByAction;
+    for (const TraceEntry& e : s.device_traces.at(0)) textsByAction[e.action.str()].insert(&e.action.str());
+    QVERIFY(textsByAction.count("alloc") == 1);
+    for (const auto& [action, texts] : textsByAction) QCOMPARE(texts.size(), size_t(1));
+
+    const Snapshot j = SnapshotReader::read(R"({"segments": [], "device_traces": [[
+        {"action": "alloc", "addr": 1, "size": 2, "compile_context": "N/A", "user_metadata": ""},
+        {"action": "alloc", "addr": 5, "size": 2, "compile_context": "N/A", "user_metadata": "m"},
+        {"action": "free_requested", "addr": 1, "size": 2, "compile_context": "N/A"}]]})");
+    const std::vector<TraceEntry>& t = j.device_traces.at(0);
+    QVERIFY(t[0].action.sharesWith(t[1].action));
+    QVERIFY(t[0].compile_context.sharesWith(t[2].compile_context));
+    QCOMPARE(t[2].action.str(), std::string("free_requested"));
+    QVERIFY(t[0].user_metadata.empty());
+    QCOMPARE(t[1].user_metadata.str(), std::string("m"));
+    QVERIFY(t[0].user_metadata == t[2].user_metadata);  // "" and absent read the same
+    // Equality is by contents, however the strings were made.
+    TraceEntry copy = t[0];
+    copy.action = std::string("alloc");
+    QVERIFY(!copy.action.sharesWith(t[0].action));
+    QVERIFY(copy == t[0]);
+    copy.action = "free_completed";
+    QVERIFY(!(copy == t[0]));
+    QVERIFY(copy.action == "free_completed");
+    QCOMPARE(t[0].action.str(), std::string("alloc"));  // assigning a copy never changes the original
 }
 
 // Values after long strings (more than 64 KiB apart) still report their exact byte.
