@@ -8,27 +8,15 @@
 #include <sstream>
 
 #include "app/cli/VerbRegistry.h"
+#include "tests/cli/InProcessCli.h"
 #include "storage/session/SessionReader.h"
 
 using namespace allocscope;
 
 namespace {
 
-struct CliResult {
-    int code = 0;
-    std::string out;
-    std::string err;
-};
-
-CliResult runVerb(std::vector<std::string> args) {
-    args.insert(args.begin(), "allocscope-cli");
-    std::ostringstream out, err;
-    CliResult r;
-    r.code = allocscope::cli::runCli(args, out, err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
-}
+using clitest::CliResult;
+using clitest::runInProcess;
 
 std::string readAll(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -53,7 +41,7 @@ private:
 private slots:
     void demoCreatesTheDemoSession() {
         const std::string file = path("demo.allocscope");
-        const CliResult r = runVerb({"demo", "--db", file});
+        const CliResult r = runInProcess({"demo", "--db", file});
         QCOMPARE(r.code, 0);
         QCOMPARE(r.out, std::string("run 1: fragmentation-101 · default\n"
                                     "run 2: fragmentation-101 · expandable_segments:True\n"
@@ -73,16 +61,16 @@ private slots:
 
         // Never overwritten: the same call again is refused and the file stays as it was.
         const std::string before = readAll(file);
-        const CliResult again = runVerb({"demo", "--db", file});
+        const CliResult again = runInProcess({"demo", "--db", file});
         QCOMPARE(again.code, 1);
         QVERIFY2(contains(again.err, "already exists") && contains(again.err, file), again.err.c_str());
         QCOMPARE(readAll(file), before);
-        QCOMPARE(runVerb({"demo"}).code, 2);
+        QCOMPARE(runInProcess({"demo"}).code, 2);
     }
 
     void runRecordsOneNamedRun() {
         const std::string file = path("run.allocscope");
-        const CliResult r = runVerb({"run", "random-mix", "--param", "events=3000", "--seed", "5", "--config",
+        const CliResult r = runInProcess({"run", "random-mix", "--param", "events=3000", "--seed", "5", "--config",
                                  "expandable_segments:True", "--memory-fraction", "0.5", "--gpu", "24gb", "--db", file});
         QCOMPARE(r.code, 0);
         QVERIFY2(contains(r.out, "run 1: random-mix · expandable_segments:True\n"), r.out.c_str());
@@ -98,14 +86,14 @@ private slots:
         QCOMPARE(run.info.totalMemory, std::uint64_t(25393692672ull));
         QCOMPARE(run.info.memoryFraction, 0.5);
         // A second run goes into the same session as run 2.
-        const CliResult second = runVerb({"run", "fragmentation-101", "--db", file});
+        const CliResult second = runInProcess({"run", "fragmentation-101", "--db", file});
         QCOMPARE(second.code, 0);
         QVERIFY2(contains(second.out, "run 2: fragmentation-101 · default\n"), second.out.c_str());
     }
 
     void anOomIsARecordedResult() {
         const std::string file = path("oom.allocscope");
-        const CliResult r = runVerb({"run", "oom-with-free-memory", "--db", file});
+        const CliResult r = runInProcess({"run", "oom-with-free-memory", "--db", file});
         QCOMPARE(r.code, 0);
         storage::SessionReader reader(file);
         QCOMPARE(reader.run(1).summary->numOoms, std::int64_t(1));
@@ -113,7 +101,7 @@ private slots:
 
     void asyncAloneRecordsNothing() {
         const std::string file = path("async.allocscope");
-        const CliResult r = runVerb({"run", "fragmentation-101", "--config", "backend:cudaMallocAsync", "--db", file});
+        const CliResult r = runInProcess({"run", "fragmentation-101", "--config", "backend:cudaMallocAsync", "--db", file});
         QCOMPARE(r.code, 0);
         QVERIFY2(contains(r.err, "not recorded"), r.err.c_str());
         QVERIFY(!std::filesystem::exists(file));
@@ -121,7 +109,7 @@ private slots:
 
     void compareRecordsEveryNativeConfigInOrder() {
         const std::string file = path("compare.allocscope");
-        const CliResult r = runVerb({"compare", "fragmentation-101", "--config", "", "--config", "max_split_size_mb:128", "--config",
+        const CliResult r = runInProcess({"compare", "fragmentation-101", "--config", "", "--config", "max_split_size_mb:128", "--config",
                                  "backend:cudaMallocAsync", "--config", "expandable_segments:True", "--json", "--db", file});
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.rfind("{", 0) == 0);  // stdout keeps the JSON alone
@@ -137,7 +125,7 @@ private slots:
 
     void compareOfATraceRecordsItsProgram() {
         const std::string file = path("compare-trace.allocscope");
-        const CliResult r = runVerb({"compare", trace("frag101__default.pickle"), "--config", "", "--db", file});
+        const CliResult r = runInProcess({"compare", trace("frag101__default.pickle"), "--config", "", "--db", file});
         QCOMPARE(r.code, 0);
         storage::SessionReader reader(file);
         const storage::RunRow run = reader.run(1);
@@ -147,7 +135,7 @@ private slots:
 
     void recommendRecordsItsGrid() {
         const std::string file = path("recommend.allocscope");
-        const CliResult r = runVerb({"recommend", "oom-with-free-memory", "--no-gpu-search", "--db", file});
+        const CliResult r = runInProcess({"recommend", "oom-with-free-memory", "--no-gpu-search", "--db", file});
         QCOMPARE(r.code, 0);
         storage::SessionReader reader(file);
         const auto runs = reader.runs();
@@ -165,10 +153,10 @@ private slots:
 
     void replayRecordsExactAndWhatIfRuns() {
         const std::string file = path("replay.allocscope");
-        const CliResult exact = runVerb({"replay", trace("train_gpt__default.pickle"), "--db", file});
+        const CliResult exact = runInProcess({"replay", trace("train_gpt__default.pickle"), "--db", file});
         QCOMPARE(exact.code, 0);
         QVERIFY2(contains(exact.out, "run 1: train_gpt__default.pickle\n"), exact.out.c_str());
-        const CliResult whatIf = runVerb({"replay", trace("train_gpt__default.pickle"), "--config", "expandable_segments:True",
+        const CliResult whatIf = runInProcess({"replay", trace("train_gpt__default.pickle"), "--config", "expandable_segments:True",
                                       "--stats-json", "-", "--db", file});
         QCOMPARE(whatIf.code, 0);
         QVERIFY2(contains(whatIf.err, "run 2: train_gpt__default.pickle · expandable_segments:True\n"), whatIf.err.c_str());
@@ -190,12 +178,12 @@ private slots:
             out << "my notes, not a session\n";
         }
         const std::string before = readAll(file);
-        const CliResult r = runVerb({"run", "fragmentation-101", "--db", file});
+        const CliResult r = runInProcess({"run", "fragmentation-101", "--db", file});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.rfind("allocscope-cli: ", 0) == 0 && contains(r.err, "not an AllocScope session") && contains(r.err, file),
                  r.err.c_str());
         QCOMPARE(readAll(file), before);
-        QCOMPARE(runVerb({"run", "fragmentation-101", "--db"}).code, 2);
+        QCOMPARE(runInProcess({"run", "fragmentation-101", "--db"}).code, 2);
     }
 };
 

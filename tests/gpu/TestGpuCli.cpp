@@ -7,27 +7,15 @@
 #include "allocator/device/CudaProbe.h"
 #include "app/cli/DeviceOptions.h"
 #include "app/cli/VerbRegistry.h"
+#include "tests/cli/InProcessCli.h"
 
 // `run` and `replay` with --gpu cuda:N, in process. Without a GPU (CI) only the refusals are
 // checked: a clear "no GPU: ..." error, exit 1, nothing run. With a GPU the runs must decide
 // exactly as the simulated GPU of the same size does.
 namespace {
 
-struct CliResult {
-    int code = -1;
-    std::string out;
-    std::string err;
-};
-
-CliResult cli(std::vector<std::string> args) {
-    args.insert(args.begin(), "allocscope-cli");
-    std::ostringstream out, err;
-    CliResult r;
-    r.code = allocscope::cli::runCli(args, out, err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
-}
+using clitest::CliResult;
+using clitest::runInProcess;
 
 std::string trace(const char* name) { return std::string(ALLOCSCOPE_TEST_DATA) + "/traces/" + name; }
 
@@ -44,7 +32,7 @@ class TestGpuCli : public QObject {
 
 private:
     void expectNoGpu(const std::vector<std::string>& args) {
-        const CliResult r = cli(args);
+        const CliResult r = runInProcess(args);
         QCOMPARE(r.code, 1);
         QVERIFY2(contains(r.err, "allocscope-cli: no GPU: "), r.err.c_str());
         QVERIFY2(contains(r.err, "(--gpu"), r.err.c_str());
@@ -65,7 +53,7 @@ private slots:
     // --- options, any machine ----------------------------------------------------------------
     void touchNeedsARealGpu() {
         for (const char* flag : {"--touch", "--no-touch"}) {
-            const CliResult r = cli({"run", "fragmentation-101", flag});
+            const CliResult r = runInProcess({"run", "fragmentation-101", flag});
             QCOMPARE(r.code, 1);
             QVERIFY2(contains(r.err, std::string(flag) + " needs a real GPU: add --gpu cuda:N"), r.err.c_str());
             QVERIFY(r.out.empty());
@@ -73,7 +61,7 @@ private slots:
     }
     void malformedCudaDeviceIsRefused() {
         for (const char* gpu : {"cuda:", "cuda:x", "cuda:-1", "cuda:12345"}) {
-            const CliResult r = cli({"replay", trace("frag101__default.pickle"), "--gpu", gpu});
+            const CliResult r = runInProcess({"replay", trace("frag101__default.pickle"), "--gpu", gpu});
             QCOMPARE(r.code, 1);
             QVERIFY2(contains(r.err, "is not a real GPU: write cuda:N"), r.err.c_str());
         }
@@ -96,7 +84,7 @@ private slots:
     }
     void helpNamesTheRealGpuOptions() {
         for (const char* verb : {"run", "replay"}) {
-            const CliResult r = cli({"help", verb});
+            const CliResult r = runInProcess({"help", verb});
             QCOMPARE(r.code, 0);
             QVERIFY2(contains(r.out, "--gpu cuda:N") && contains(r.out, "--touch, --no-touch"), r.out.c_str());
         }
@@ -113,8 +101,8 @@ private slots:
         if (!hasGpu()) QSKIP("no GPU");
         QFETCH(QString, file);
         const std::string path = trace(file.toStdString().c_str());
-        const CliResult simulated = cli({"replay", path, "--stats-json", "-", "--total-memory", realTotal()});
-        const CliResult gpu = cli({"replay", path, "--stats-json", "-", "--gpu", "cuda:0"});
+        const CliResult simulated = runInProcess({"replay", path, "--stats-json", "-", "--total-memory", realTotal()});
+        const CliResult gpu = runInProcess({"replay", path, "--stats-json", "-", "--gpu", "cuda:0"});
         QCOMPARE(simulated.code, 0);
         QVERIFY2(gpu.code == 0, gpu.err.c_str());
         QCOMPARE(gpu.out, simulated.out);  // all 122 statistics
@@ -126,9 +114,9 @@ private slots:
     void whatIfReplayOnGpuEqualsSimulated() {
         if (!hasGpu()) QSKIP("no GPU");
         const std::string path = trace("train_gpt__default.pickle");
-        const CliResult simulated = cli({"replay", path, "--config", "max_split_size_mb:128", "--stats-json", "-",
+        const CliResult simulated = runInProcess({"replay", path, "--config", "max_split_size_mb:128", "--stats-json", "-",
                                          "--total-memory", realTotal()});
-        const CliResult gpu = cli({"replay", path, "--config", "max_split_size_mb:128", "--stats-json", "-", "--gpu",
+        const CliResult gpu = runInProcess({"replay", path, "--config", "max_split_size_mb:128", "--stats-json", "-", "--gpu",
                                    "cuda:0", "--no-touch"});
         QVERIFY2(gpu.code == 0, gpu.err.c_str());
         QCOMPARE(gpu.out, simulated.out);
@@ -137,9 +125,9 @@ private slots:
     void runOnGpuEqualsSimulatedRun() {
         if (!hasGpu()) QSKIP("no GPU");
         for (const char* config : {"", "expandable_segments:True"}) {
-            const CliResult simulated = cli({"run", "fragmentation-101", "--config", config, "--events-csv", "-",
+            const CliResult simulated = runInProcess({"run", "fragmentation-101", "--config", config, "--events-csv", "-",
                                              "--total-memory", realTotal()});
-            const CliResult gpu = cli({"run", "fragmentation-101", "--config", config, "--events-csv", "-", "--gpu", "cuda:0"});
+            const CliResult gpu = runInProcess({"run", "fragmentation-101", "--config", config, "--events-csv", "-", "--gpu", "cuda:0"});
             QVERIFY2(gpu.code == 0, gpu.err.c_str());
             QCOMPARE(gpu.out, simulated.out);  // every event, byte for byte
             QVERIFY2(contains(gpu.err, "real GPU:          cuda:0 ("), gpu.err.c_str());
@@ -149,8 +137,8 @@ private slots:
     void runFollowsStreamsWithRealEvents() {
         if (!hasGpu()) QSKIP("no GPU");
         // multi-stream: side streams, record_stream and pending frees on real streams and events.
-        const CliResult simulated = cli({"run", "multi-stream", "--events-csv", "-", "--total-memory", realTotal()});
-        const CliResult gpu = cli({"run", "multi-stream", "--events-csv", "-", "--gpu", "cuda:0"});
+        const CliResult simulated = runInProcess({"run", "multi-stream", "--events-csv", "-", "--total-memory", realTotal()});
+        const CliResult gpu = runInProcess({"run", "multi-stream", "--events-csv", "-", "--gpu", "cuda:0"});
         QVERIFY2(gpu.code == 0, gpu.err.c_str());
         QCOMPARE(gpu.out, simulated.out);
         QVERIFY2(contains(gpu.err, "real streams:      "), gpu.err.c_str());
@@ -159,13 +147,13 @@ private slots:
     }
     void runAsyncBackendOnGpu() {
         if (!hasGpu()) QSKIP("no GPU");
-        const CliResult r = cli({"run", "fragmentation-101", "--config", "backend:cudaMallocAsync", "--gpu", "cuda:0"});
+        const CliResult r = runInProcess({"run", "fragmentation-101", "--config", "backend:cudaMallocAsync", "--gpu", "cuda:0"});
         QVERIFY2(r.code == 0, r.err.c_str());
         QVERIFY2(contains(r.out, "cudaMallocAsync on the default memory pool"), r.out.c_str());
     }
     void missingDeviceIsNoGpu() {
         if (!hasGpu()) QSKIP("no GPU");
-        const CliResult r = cli({"run", "fragmentation-101", "--gpu", "cuda:999"});
+        const CliResult r = runInProcess({"run", "fragmentation-101", "--gpu", "cuda:999"});
         QCOMPARE(r.code, 1);
         QVERIFY2(contains(r.err, "no GPU: cuda:999 does not exist"), r.err.c_str());
     }

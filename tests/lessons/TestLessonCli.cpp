@@ -4,6 +4,7 @@
 
 #include "LessonTestSupport.h"
 #include "app/cli/VerbRegistry.h"
+#include "tests/cli/InProcessCli.h"
 #include "storage/formats/JsonReader.h"
 
 using allocscope::cli::runCli;
@@ -12,12 +13,10 @@ class TestLessonCli : public QObject {
     Q_OBJECT
 
     static int cli(std::vector<std::string> args, std::string& out, std::string& err) {
-        std::ostringstream o, e;
-        args.insert(args.begin(), "allocscope-cli");
-        const int code = runCli(args, o, e);
-        out = o.str();
-        err = e.str();
-        return code;
+        clitest::CliResult r = clitest::runInProcess(std::move(args));
+        out = std::move(r.out);
+        err = std::move(r.err);
+        return r.code;
     }
 
 private slots:

@@ -8,28 +8,21 @@
 #include <sstream>
 
 #include "app/cli/VerbRegistry.h"
+#include "tests/cli/InProcessCli.h"
 
 namespace {
-struct CliResult {
-    int code;
-    std::string out, err;
-};
-CliResult cli(std::vector<std::string> args) {
-    args.insert(args.begin(), "allocscope-cli");
-    std::ostringstream out, err;
-    const int code = allocscope::cli::runCli(args, out, err);
-    return {code, out.str(), err.str()};
-}
+using clitest::CliResult;
+using clitest::runInProcess;
 }  // namespace
 
 class TestWorkloadsCli : public QObject {
     Q_OBJECT
 private slots:
     void workloadsListsAllInTextAndJson() {
-        const CliResult text = cli({"workloads"});
+        const CliResult text = runInProcess({"workloads"});
         QCOMPARE(text.code, 0);
         QVERIFY(text.out.find("fragmentation-101") != std::string::npos);
-        const CliResult json = cli({"workloads", "--json"});
+        const CliResult json = runInProcess({"workloads", "--json"});
         QCOMPARE(json.code, 0);
         const QJsonArray all = QJsonDocument::fromJson(QByteArray::fromStdString(json.out)).array();
         QVERIFY(all.size() >= 8);
@@ -38,7 +31,7 @@ private slots:
             QVERIFY(!w.value("name").toString().isEmpty());
             QVERIFY(!w.value("params").toArray().isEmpty());
         }
-        QCOMPARE(cli({"workloads", "--bogus"}).code, 2);
+        QCOMPARE(runInProcess({"workloads", "--bogus"}).code, 2);
     }
 
     void runEventsCsvIsByteIdenticalPerSeed() {
@@ -47,7 +40,7 @@ private slots:
             auto a = base;
             a.push_back("--seed");
             a.push_back(seed);
-            return cli(a);
+            return runInProcess(a);
         };
         const CliResult a = withSeed("4"), b = withSeed("4"), c = withSeed("5");
         QCOMPARE(a.code, 0);
@@ -73,7 +66,7 @@ private slots:
             std::vector<std::string> args = {"run"};
             args.insert(args.end(), r.begin(), r.end());
             args.insert(args.end(), {"--seed", "11", "--events-csv", "-"});
-            const CliResult a = cli(args), b = cli(args);
+            const CliResult a = runInProcess(args), b = runInProcess(args);
             QCOMPARE(a.code, 0);
             QVERIFY2(a.out.size() > 200, r.front().c_str());
             QVERIFY2(a.out == b.out, r.front().c_str());
@@ -81,46 +74,46 @@ private slots:
     }
 
     void runThatOomsIsAResult() {
-        const CliResult r = cli({"run", "oom-with-free-memory"});
+        const CliResult r = runInProcess({"run", "oom-with-free-memory"});
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.find("Tried to allocate 256.00 MiB") != std::string::npos);
-        const CliResult e = cli({"run", "oom-with-free-memory", "--config", "expandable_segments:True"});
+        const CliResult e = runInProcess({"run", "oom-with-free-memory", "--config", "expandable_segments:True"});
         QCOMPARE(e.code, 0);
         QVERIFY(e.out.find("OOM") == std::string::npos);
     }
 
     void badInputExitsOneWithWhatAndWhere() {
-        const CliResult p = cli({"run", "fragmentation-101", "--param", "tensors=-3"});
+        const CliResult p = runInProcess({"run", "fragmentation-101", "--param", "tensors=-3"});
         QCOMPARE(p.code, 1);
         QCOMPARE(QString::fromStdString(p.err).trimmed(),
                  QString("allocscope-cli: parameter 'tensors' must be between 1 and 100000, got -3 (tensors=-3)"));
-        const CliResult w = cli({"compare", "fragmentation-10"});
+        const CliResult w = runInProcess({"compare", "fragmentation-10"});
         QCOMPARE(w.code, 1);
         QVERIFY(w.err.rfind("allocscope-cli: unknown workload 'fragmentation-10'", 0) == 0);
-        const CliResult c = cli({"compare", "fragmentation-101", "--config", "max_split_size_mb:19"});
+        const CliResult c = runInProcess({"compare", "fragmentation-101", "--config", "max_split_size_mb:19"});
         QCOMPARE(c.code, 1);
         QVERIFY(c.err.find("(--config 'max_split_size_mb:19')") != std::string::npos);
-        QCOMPARE(cli({"run", "fragmentation-101", "--seed", "x"}).code, 1);
-        QCOMPARE(cli({"run", "fragmentation-101", "--gpu", "nope"}).code, 1);
+        QCOMPARE(runInProcess({"run", "fragmentation-101", "--seed", "x"}).code, 1);
+        QCOMPARE(runInProcess({"run", "fragmentation-101", "--gpu", "nope"}).code, 1);
     }
 
     void usageErrorsExitTwo() {
-        QCOMPARE(cli({"run"}).code, 2);
-        QCOMPARE(cli({"run", "fragmentation-101", "--param"}).code, 2);
-        QCOMPARE(cli({"compare", "fragmentation-101", "--frobnicate"}).code, 2);
-        QCOMPARE(cli({"recommend"}).code, 2);
-        QCOMPARE(cli({"run", "a", "b"}).code, 2);
+        QCOMPARE(runInProcess({"run"}).code, 2);
+        QCOMPARE(runInProcess({"run", "fragmentation-101", "--param"}).code, 2);
+        QCOMPARE(runInProcess({"compare", "fragmentation-101", "--frobnicate"}).code, 2);
+        QCOMPARE(runInProcess({"recommend"}).code, 2);
+        QCOMPARE(runInProcess({"run", "a", "b"}).code, 2);
     }
 
     void compareDefaultsToTheFiveConfigs() {
-        const CliResult t = cli({"compare", "fragmentation-101"});
+        const CliResult t = runInProcess({"compare", "fragmentation-101"});
         QCOMPARE(t.code, 0);
         for (const char* c : {"default", "expandable_segments:True", "max_split_size_mb:128",
                               "garbage_collection_threshold:0.6,max_split_size_mb:256", "backend:cudaMallocAsync"}) {
             QVERIFY2(t.out.find(std::string("\n") + c + " ") != std::string::npos, c);
         }
         QVERIFY(t.out.find("1194.0") != std::string::npos);
-        const CliResult j = cli({"compare", "oom-with-free-memory", "--config", "", "--config", "expandable_segments:True", "--json"});
+        const CliResult j = runInProcess({"compare", "oom-with-free-memory", "--config", "", "--config", "expandable_segments:True", "--json"});
         QCOMPARE(j.code, 0);
         const QJsonObject doc = QJsonDocument::fromJson(QByteArray::fromStdString(j.out)).object();
         const QJsonArray runs = doc.value("runs").toArray();
@@ -132,26 +125,26 @@ private slots:
 
     void compareAndRecommendAcceptATrace() {
         const std::string trace = qEnvironmentVariable("ALLOCSCOPE_TEST_DATA").toStdString() + "/traces/frag101__default.pickle";
-        const CliResult c = cli({"compare", trace, "--config", "", "--config", "expandable_segments:True"});
+        const CliResult c = runInProcess({"compare", trace, "--config", "", "--config", "expandable_segments:True"});
         QCOMPARE(c.code, 0);
         QVERIFY2(c.out.find("1194.0") != std::string::npos, c.out.c_str());  // frag101's recorded peak reserved
         QVERIFY(c.out.find("1162.0") != std::string::npos);                  // and under expandable segments
-        QCOMPARE(cli({"compare", trace, "--param", "x=1"}).code, 2);
-        const CliResult missing = cli({"compare", "/no/such/trace.pickle"});
+        QCOMPARE(runInProcess({"compare", trace, "--param", "x=1"}).code, 2);
+        const CliResult missing = runInProcess({"compare", "/no/such/trace.pickle"});
         QCOMPARE(missing.code, 1);
         QVERIFY(missing.err.find("(/no/such/trace.pickle)") != std::string::npos);
-        const CliResult r = cli({"recommend", trace, "--no-gpu-search"});
+        const CliResult r = runInProcess({"recommend", trace, "--no-gpu-search"});
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.find("recommended:") != std::string::npos);
     }
 
     void recommendNamesAConfig() {
-        const CliResult r = cli({"recommend", "fragmentation-101", "--no-gpu-search", "--config", "max_split_size_mb:64"});
+        const CliResult r = runInProcess({"recommend", "fragmentation-101", "--no-gpu-search", "--config", "max_split_size_mb:64"});
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.find("recommended:") != std::string::npos);
         QVERIFY(r.out.find("margin") != std::string::npos);
         QVERIFY(r.out.find("\nmax_split_size_mb:64 ") != std::string::npos);  // the user's config joined the grid
-        QCOMPARE(cli({"recommend", "fragmentation-101", "--config", "max_split_size_mb:1"}).code, 1);
+        QCOMPARE(runInProcess({"recommend", "fragmentation-101", "--config", "max_split_size_mb:1"}).code, 1);
     }
 };
 
