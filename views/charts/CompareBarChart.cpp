@@ -63,7 +63,7 @@ QString CompareBarChart::formatValue(CompareMetric metric, double raw) {
     return Formatting::count(static_cast<qint64>(std::llround(raw)));
 }
 
-CompareBarChart::CompareBarChart(CompareMetric metric, QWidget* parent) : QChartView(parent), metric_(metric) {
+CompareBarChart::CompareBarChart(CompareMetric metric, QWidget* parent) : ThemedChartView(parent), metric_(metric) {
     auto* chart = new QChart();
     chart->setAnimationOptions(QChart::NoAnimation);
     chart->setMargins(QMargins(2, 2, 2, 2));
@@ -88,7 +88,6 @@ CompareBarChart::CompareBarChart(CompareMetric metric, QWidget* parent) : QChart
     series_->attachAxis(axisX_);
     series_->attachAxis(axisY_);
     connect(series_, &QBarSeries::hovered, this, &CompareBarChart::showBarTip);
-    colors_ = ThemePalette::forPalette(palette());
     rebuild();
 }
 
@@ -233,15 +232,6 @@ void CompareBarChart::drawForeground(QPainter* painter, const QRectF& rect) {
         }
     }
     painter->restore();
-}
-
-void CompareBarChart::changeEvent(QEvent* event) {
-    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange) {
-        colors_ = ThemePalette::forPalette(palette());
-        applyColors();
-        viewport()->update();
-    }
-    QChartView::changeEvent(event);
 }
 
 }  // namespace allocscope::views

@@ -8,6 +8,7 @@
 
 #include "views/data/CompareData.h"
 #include "views/theme/ThemePalette.h"
+#include "views/charts/ThemedChartView.h"
 
 QT_BEGIN_NAMESPACE
 class QBarSeries;
@@ -18,7 +19,7 @@ QT_END_NAMESPACE
 
 namespace allocscope::views {
 
-class CompareBarChart : public QChartView {
+class CompareBarChart : public ThemedChartView {
     Q_OBJECT
 public:
     explicit CompareBarChart(CompareMetric metric, QWidget* parent = nullptr);
@@ -44,17 +45,15 @@ public:
     static QString formatValue(CompareMetric metric, double raw);
 
 protected:
-    void changeEvent(QEvent* event) override;
     void drawForeground(QPainter* painter, const QRectF& rect) override;
 
 private:
     void rebuild();
-    void applyColors();
+    void applyColors() override;
     void showBarTip(bool status, int index, QBarSet* set);
 
     CompareMetric metric_;
     std::vector<CompareRun> runs_;
-    ThemePalette colors_;
     QBarSeries* series_ = nullptr;
     std::vector<QBarSet*> sets_;
     QBarCategoryAxis* axisX_ = nullptr;

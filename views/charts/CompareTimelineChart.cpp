@@ -15,7 +15,7 @@
 
 namespace allocscope::views {
 
-CompareTimelineChart::CompareTimelineChart(QWidget* parent) : QChartView(parent) {
+CompareTimelineChart::CompareTimelineChart(QWidget* parent) : ThemedChartView(parent) {
     auto* chart = new QChart();
     chart->setAnimationOptions(QChart::NoAnimation);
     // The Compare widget shows one legend (config colours) for all its charts.
@@ -33,7 +33,6 @@ CompareTimelineChart::CompareTimelineChart(QWidget* parent) : QChartView(parent)
     axisY_->setLabelFormat(QStringLiteral("%.4g"));
     chart->addAxis(axisX_, Qt::AlignBottom);
     chart->addAxis(axisY_, Qt::AlignLeft);
-    colors_ = ThemePalette::forPalette(palette());
     rebuild();
 }
 
@@ -152,23 +151,11 @@ void CompareTimelineChart::setCurrentOp(qint64 op) {
     viewport()->update();
 }
 
-void CompareTimelineChart::requestAt(const QPoint& viewportPos) {
+void CompareTimelineChart::plotPressed(const QPoint& viewportPos) {
     if (opCount_ <= 0) return;
-    const QPointF chartPos = chart()->mapFromScene(mapToScene(viewportPos));
-    if (!chart()->plotArea().adjusted(-2, -2, 2, 2).contains(chartPos)) return;
     const qint64 op = opAtX(viewportPos.x());
     setCurrentOp(op);
     emit opRequested(op);
-}
-
-void CompareTimelineChart::mousePressEvent(QMouseEvent* event) {
-    if (event->button() == Qt::LeftButton) requestAt(event->position().toPoint());
-    QChartView::mousePressEvent(event);
-}
-
-void CompareTimelineChart::mouseMoveEvent(QMouseEvent* event) {
-    if (event->buttons() & Qt::LeftButton) requestAt(event->position().toPoint());
-    QChartView::mouseMoveEvent(event);
 }
 
 void CompareTimelineChart::resizeEvent(QResizeEvent* event) {
@@ -188,15 +175,6 @@ void CompareTimelineChart::drawForeground(QPainter* painter, const QRectF& rect)
     painter->setRenderHint(QPainter::Antialiasing, false);
     painter->fillRect(QRectF(x - 1, plot.top(), 2, plot.height()), colors_.cursor);
     painter->restore();
-}
-
-void CompareTimelineChart::changeEvent(QEvent* event) {
-    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange) {
-        colors_ = ThemePalette::forPalette(palette());
-        applyColors();
-        viewport()->update();
-    }
-    QChartView::changeEvent(event);
 }
 
 }  // namespace allocscope::views

@@ -9,6 +9,7 @@
 
 #include "views/data/CompareData.h"
 #include "views/theme/ThemePalette.h"
+#include "views/charts/ThemedChartView.h"
 
 QT_BEGIN_NAMESPACE
 class QLineSeries;
@@ -17,7 +18,7 @@ QT_END_NAMESPACE
 
 namespace allocscope::views {
 
-class CompareTimelineChart : public QChartView {
+class CompareTimelineChart : public ThemedChartView {
     Q_OBJECT
 public:
     explicit CompareTimelineChart(QWidget* parent = nullptr);
@@ -41,21 +42,17 @@ signals:
     void opRequested(qint64 op);
 
 protected:
-    void mousePressEvent(QMouseEvent* event) override;
-    void mouseMoveEvent(QMouseEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
     void drawForeground(QPainter* painter, const QRectF& rect) override;
-    void changeEvent(QEvent* event) override;
 
 private:
     void rebuild();
-    void applyColors();
+    void applyColors() override;
     void updateTicks();
-    void requestAt(const QPoint& viewportPos);
+    void plotPressed(const QPoint& viewportPos) override;
 
     std::vector<CompareRun> runs_;
     qint64 opCount_ = 0;
-    ThemePalette colors_;
     std::vector<QLineSeries*> lines_;
     QValueAxis* axisX_ = nullptr;
     QValueAxis* axisY_ = nullptr;

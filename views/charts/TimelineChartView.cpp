@@ -31,7 +31,7 @@ QString markerText(const TimelineMarker& m) {
 }
 }  // namespace
 
-TimelineChartView::TimelineChartView(QWidget* parent) : QChartView(parent) {
+TimelineChartView::TimelineChartView(QWidget* parent) : ThemedChartView(parent) {
     auto* chart = new QChart();
     chart->setAnimationOptions(QChart::NoAnimation);
     chart->legend()->setAlignment(Qt::AlignBottom);
@@ -88,7 +88,6 @@ TimelineChartView::TimelineChartView(QWidget* parent) : QChartView(parent) {
                 [this, kind](const QPointF& point, bool state) { showMarkerTip(kind, point, state); });
         markers_[static_cast<std::size_t>(k)] = series;
     }
-    colors_ = ThemePalette::forPalette(palette());
     applyColors();
     rebuild();
 }
@@ -236,23 +235,11 @@ void TimelineChartView::setCurrentEvent(qint64 event) {
     viewport()->update();
 }
 
-void TimelineChartView::requestAt(const QPoint& viewportPos) {
+void TimelineChartView::plotPressed(const QPoint& viewportPos) {
     if (data_.buckets.empty()) return;
-    const QPointF chartPos = chart()->mapFromScene(mapToScene(viewportPos));
-    if (!chart()->plotArea().adjusted(-2, -2, 2, 2).contains(chartPos)) return;
     const qint64 event = eventAtX(viewportPos.x());
     setCurrentEvent(event);
     emit eventRequested(event);
-}
-
-void TimelineChartView::mousePressEvent(QMouseEvent* event) {
-    if (event->button() == Qt::LeftButton) requestAt(event->position().toPoint());
-    QChartView::mousePressEvent(event);
-}
-
-void TimelineChartView::mouseMoveEvent(QMouseEvent* event) {
-    if (event->buttons() & Qt::LeftButton) requestAt(event->position().toPoint());
-    QChartView::mouseMoveEvent(event);
 }
 
 void TimelineChartView::resizeEvent(QResizeEvent* event) {
@@ -311,15 +298,6 @@ void TimelineChartView::showMarkerTip(MarkerKind kind, const QPointF& point, boo
         if (!best || std::fabs(static_cast<double>(m->event) - point.x()) < std::fabs(static_cast<double>(best->event) - point.x()))
             best = m;
     if (best) QToolTip::showText(QCursor::pos(), markerText(*best), this);
-}
-
-void TimelineChartView::changeEvent(QEvent* event) {
-    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange) {
-        colors_ = ThemePalette::forPalette(palette());
-        applyColors();
-        viewport()->update();
-    }
-    QChartView::changeEvent(event);
 }
 
 }  // namespace allocscope::views

@@ -11,6 +11,7 @@
 
 #include "views/data/TimelineData.h"
 #include "views/theme/ThemePalette.h"
+#include "views/charts/ThemedChartView.h"
 
 QT_BEGIN_NAMESPACE
 class QAreaSeries;
@@ -21,7 +22,7 @@ QT_END_NAMESPACE
 
 namespace allocscope::views {
 
-class TimelineChartView : public QChartView {
+class TimelineChartView : public ThemedChartView {
     Q_OBJECT
 public:
     explicit TimelineChartView(QWidget* parent = nullptr);
@@ -56,21 +57,17 @@ signals:
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
-    void mousePressEvent(QMouseEvent* event) override;
-    void mouseMoveEvent(QMouseEvent* event) override;
     void drawForeground(QPainter* painter, const QRectF& rect) override;
-    void changeEvent(QEvent* event) override;
 
 private:
     void rebuild();
-    void applyColors();
+    void applyColors() override;
     int targetBuckets() const;
-    void requestAt(const QPoint& viewportPos);
+    void plotPressed(const QPoint& viewportPos) override;
     void showMarkerTip(MarkerKind kind, const QPointF& point, bool state);
 
     TimelineData data_;
     std::vector<TimelineBucket> shown_;
-    ThemePalette colors_;
     qint64 currentEvent_ = -1;
     double unit_ = 1.0;
     int builtForWidth_ = -1;
