@@ -12,7 +12,7 @@
 #include "allocator/compare/ComparisonEngine.h"
 #include "allocator/config/ConfigParser.h"
 #include "allocator/device/GpuPresets.h"
-#include "allocator/replay/TraceReplayer.h"
+#include "allocator/replay/ProgramFromTrace.h"
 #include "allocator/workloads/WorkloadRegistry.h"
 #include "app/CompareRunLoader.h"
 #include "storage/formats/FormatError.h"
@@ -67,19 +67,7 @@ BuiltProgram buildProgram(const CompareRequest& request) {
         if (traces.empty()) throw JobError{QObject::tr("the trace holds no allocator events (%1)").arg(request.tracePath)};
         // The trace is replayed once under its recorded settings; the ops it applied are the
         // program every config then runs (the first device of a multi-device snapshot).
-        const alloc::RecordedTrace& trace = traces.front();
-        const alloc::ParseResult recorded = alloc::parseConfig(trace.settings.value_or(""));
-        alloc::ReplayOptions options;
-        options.config = recorded.accepted() ? recorded.config : alloc::AllocatorConfig{};
-        if (options.config.backend == alloc::Backend::CudaMallocAsync) options.config = alloc::AllocatorConfig{};
-        options.memoryFraction = request.memoryFraction;
-        options.totalMemory = built.totalMemory;
-        options.otherMemory = built.otherMemory;
-        options.continueAfterOom = true;
-        alloc::ReplayResult replayed = alloc::TraceReplayer::replay(trace, options);
-        built.program.labels = replayed.program.labels;
-        for (const alloc::Op& op : replayed.program.ops)
-            if (op.kind != alloc::OpKind::SetMemoryFraction) built.program.ops.push_back(op);
+        built.program = alloc::programFromTrace(traces.front(), {request.memoryFraction, built.totalMemory, built.otherMemory});
         built.sourceKind = QFileInfo(request.tracePath).suffix().compare(QLatin1String("csv"), Qt::CaseInsensitive) == 0 ? "csv" : "snapshot";
         built.source = path;
         return built;

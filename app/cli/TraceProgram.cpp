@@ -4,8 +4,7 @@
 #include <ostream>
 #include <vector>
 
-#include "allocator/replay/TraceReplayer.h"
-#include "app/cli/DeviceOptions.h"
+#include "allocator/replay/ProgramFromTrace.h"
 #include "storage/formats/FormatError.h"
 #include "storage/import/TraceImport.h"
 
@@ -34,24 +33,7 @@ std::optional<alloc::Program> traceProgram(VerbContext& ctx, const std::string& 
         return std::nullopt;
     }
     if (traces.size() > 1) ctx.err << "allocscope-cli: the trace has " << traces.size() << " devices; using the first\n";
-    const alloc::RecordedTrace& trace = traces.front();
-    std::string error;
-    const std::optional<alloc::AllocatorConfig> recorded = parseConfigOption(trace.settings.value_or(""), error);
-    alloc::ReplayOptions options;
-    options.config = recorded.value_or(alloc::AllocatorConfig{});
-    if (options.config.backend == alloc::Backend::CudaMallocAsync) options.config = alloc::AllocatorConfig{};
-    options.memoryFraction = device.memoryFraction;
-    options.totalMemory = device.totalMemory;
-    options.otherMemory = device.otherMemory;
-    options.continueAfterOom = true;
-    alloc::ReplayResult replayed = alloc::TraceReplayer::replay(trace, options);
-    // The memory fraction is the comparison's, set before the first op: drop the replay's own.
-    alloc::Program program;
-    program.labels = replayed.program.labels;
-    for (const alloc::Op& op : replayed.program.ops) {
-        if (op.kind != alloc::OpKind::SetMemoryFraction) program.ops.push_back(op);
-    }
-    return program;
+    return alloc::programFromTrace(traces.front(), {device.memoryFraction, device.totalMemory, device.otherMemory});
 }
 
 }  // namespace allocscope::cli

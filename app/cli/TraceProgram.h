@@ -10,10 +10,8 @@
 
 namespace allocscope::cli {
 
-// Replays the trace once under its recorded config (the replay infers explicit empty_cache()
-// calls and places pending frees); the ops it applied become the program. New segments are placed
-// by the simulated device, not by the driver model of `replay`, so what-ifs are close but not
-// address-exact. On bad input prints one `allocscope-cli: <what> (<where>)` line, sets `code` to
+// Reads the trace file and turns its first device's trace into a program (alloc::programFromTrace,
+// which says how). On bad input prints one `allocscope-cli: <what> (<where>)` line, sets `code` to
 // kExitBadInput and returns nullopt.
 std::optional<alloc::Program> traceProgram(VerbContext& ctx, const std::string& path,
                                            const alloc::CompareDevice& device, int& code);
