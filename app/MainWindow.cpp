@@ -41,6 +41,7 @@
 #include "app/FormAdapters.h"
 #include "app/LessonDock.h"
 #include "app/SessionDocument.h"
+#include "app/SessionMigration.h"
 #include "app/ViewDataAdapters.h"
 #include "storage/formats/FormatError.h"
 #include "storage/formats/PickleWriter.h"
@@ -418,6 +419,8 @@ void MainWindow::openFiles(const QStringList& paths) {
                 statusBar()->showMessage(tr("Opened %1").arg(info.absoluteFilePath()));
             }
         } catch (const storage::SessionError& e) {
+            // An older schema is not an error to show but a copy to offer (SessionMigration).
+            if (SessionMigration::offer(this, path, [this](const QString& copy) { openFile(copy); })) continue;
             error(tr("Cannot open session"),
                   tr("AllocScope cannot open the session\n%1\n\n%2%3").arg(path, QString::fromStdString(e.problem()), where(e)));
         }

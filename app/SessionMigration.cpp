@@ -1,0 +1,175 @@
+#include "app/SessionMigration.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMainWindow>
+#include <QMessageBox>
+#include <QPointer>
+#include <QPushButton>
+#include <QStandardPaths>
+#include <QStatusBar>
+
+#include <memory>
+#include <stdexcept>
+
+#include "app/BackgroundJob.h"
+#include "storage/session/SchemaVersion.h"
+#include "storage/session/SessionError.h"
+#include "storage/session/SessionReader.h"
+#include "storage/session/SessionSchema.h"
+#include "storage/session/SqliteDb.h"
+
+namespace allocscope::app {
+namespace {
+
+SessionMigration::Prompts& prompts() {
+    static SessionMigration::Prompts instance;
+    return instance;
+}
+
+// Removes a copy that did not come out whole, and any journal SQLite left beside it. Only called
+// for a target that did not exist before the migration started.
+void removeCopy(const QString& target) {
+    for (const char* suffix : {"", "-journal", "-wal", "-shm"}) QFile::remove(target + QLatin1String(suffix));
+}
+
+bool askUser(QWidget* parent, const QString& source, int schema) {
+    if (prompts().ask) return prompts().ask(source, schema);
+    QMessageBox box(QMessageBox::Question, SessionMigration::tr("Older session"),
+                    SessionMigration::tr("This session was written by an older AllocScope (schema %1). Migrate it into a copy?")
+                        .arg(schema),
+                    QMessageBox::NoButton, parent);
+    box.setInformativeText(SessionMigration::tr("%1\n\nThe copy is written at schema %2 and opened; the original stays as it is.")
+                               .arg(QDir::toNativeSeparators(source))
+                               .arg(storage::kSchemaVersion));
+    QPushButton* migrate = box.addButton(SessionMigration::tr("Migrate…"), QMessageBox::AcceptRole);
+    box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(migrate);
+    box.exec();
+    return box.clickedButton() == migrate;
+}
+
+QString chooseTarget(QWidget* parent, const QString& suggested) {
+    if (prompts().chooseTarget) return prompts().chooseTarget(suggested);
+    // No overwrite confirmation: the migration never overwrites, an existing name is refused.
+    QString path = QFileDialog::getSaveFileName(parent, SessionMigration::tr("Migrate Session Into"), suggested,
+                                                SessionMigration::tr("Sessions (*.allocscope)"), nullptr,
+                                                QFileDialog::DontConfirmOverwrite);
+    if (!path.isEmpty() && QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".allocscope");
+    return path;
+}
+
+void showStatus(QWidget* parent, const QString& message) {
+    if (auto* window = qobject_cast<QMainWindow*>(parent)) window->statusBar()->showMessage(message);
+}
+
+}  // namespace
+
+void SessionMigration::setPromptsForTesting(Prompts p) { prompts() = std::move(p); }
+
+std::optional<int> SessionMigration::olderSchemaOf(const QString& path) {
+    const std::string file = path.toStdString();
+    try {
+        storage::SessionSchema::checkFileHeader(file);
+        const storage::SqliteDb db(file, storage::SqliteDb::Mode::ReadOnly);
+        if (db.queryInt("PRAGMA application_id") != storage::kApplicationId) return std::nullopt;
+        const std::int64_t version = db.queryInt("PRAGMA user_version");
+        if (version < storage::kSchemaVersion) return static_cast<int>(version);
+    } catch (const storage::SessionError&) {
+    }
+    return std::nullopt;
+}
+
+QString SessionMigration::suggestedTarget(const QString& source) {
+    const QFileInfo info(source);
+    QString folder = info.absolutePath();
+    if (!QFileInfo(folder).isWritable()) {
+        folder = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+        if (folder.isEmpty()) folder = QDir::homePath();
+    }
+    const QString base = info.completeBaseName() + QStringLiteral("-v%1").arg(storage::kSchemaVersion);
+    QString candidate = QDir(folder).filePath(base + QStringLiteral(".allocscope"));
+    for (int n = 2; QFileInfo::exists(candidate) && n < 10000; ++n) {
+        candidate = QDir(folder).filePath(base + QStringLiteral("-%1.allocscope").arg(n));
+    }
+    return candidate;
+}
+
+void SessionMigration::migrate(const QString& source, const QString& target) {
+    if (QFileInfo::exists(target) || QFileInfo(target).isSymLink()) {
+        throw std::runtime_error(tr("%1 already exists; a migration never overwrites a file, choose a new name.")
+                                     .arg(QDir::toNativeSeparators(target))
+                                     .toStdString());
+    }
+    const std::string from = source.toStdString();
+    const std::string to = target.toStdString();
+    try {
+        storage::SessionSchema::migrateToCopy(from, to);
+    } catch (const storage::SessionError& e) {
+        removeCopy(target);
+        throw std::runtime_error(tr("The migration into %1 failed: %2 (%3). Nothing was kept there.")
+                                     .arg(QDir::toNativeSeparators(target), QString::fromStdString(e.problem()),
+                                          QString::fromStdString(e.where()))
+                                     .toStdString());
+    } catch (...) {
+        removeCopy(target);
+        throw;
+    }
+    try {
+        // The copy is kept only when it opens as an intact session of this build, every page read.
+        storage::SessionReader check(to);
+        check.runs();
+    } catch (const std::exception& e) {
+        removeCopy(target);
+        throw std::runtime_error(tr("The migrated copy %1 did not open as an intact session and was removed: %2")
+                                     .arg(QDir::toNativeSeparators(target), QString::fromUtf8(e.what()))
+                                     .toStdString());
+    }
+}
+
+bool SessionMigration::offer(QWidget* parent, const QString& source, std::function<void(const QString& copy)> open) {
+    const std::optional<int> schema = olderSchemaOf(source);
+    if (!schema) return false;
+    if (!askUser(parent, source, *schema)) {
+        showStatus(parent, tr("Not opened: %1 has the older schema %2").arg(QDir::toNativeSeparators(source)).arg(*schema));
+        return true;
+    }
+    const QString target = chooseTarget(parent, suggestedTarget(source));
+    if (target.isEmpty()) {
+        showStatus(parent, tr("Migration cancelled"));
+        return true;
+    }
+    auto* job = new BackgroundJob(tr("Migrating %1").arg(QFileInfo(source).fileName()),
+                                  [source, target](BackgroundJob&) { migrate(source, target); }, parent);
+    // The busy cursor goes with the job: at its end, or when the window (and with it the job) is
+    // destroyed before the copy is written.
+    auto cursorHeld = std::make_shared<bool>(true);
+    const auto releaseCursor = [cursorHeld] {
+        if (*cursorHeld) QApplication::restoreOverrideCursor();
+        *cursorHeld = false;
+    };
+    auto failure = std::make_shared<QString>();
+    QObject::connect(job, &BackgroundJob::failed, job, [failure](const QString& message) { *failure = message; });
+    QObject::connect(job, &QObject::destroyed, releaseCursor);
+    QObject::connect(job, &BackgroundJob::finished, job, [job, parent = QPointer<QWidget>(parent), source, target, failure,
+                                                          releaseCursor, open = std::move(open)] {
+        releaseCursor();
+        job->deleteLater();
+        if (!failure->isEmpty()) {
+            showStatus(parent, tr("Migration failed"));
+            QMessageBox::warning(parent, tr("Migration failed"), *failure);
+            return;
+        }
+        showStatus(parent, tr("Migrated %1 into %2").arg(QDir::toNativeSeparators(source), QDir::toNativeSeparators(target)));
+        if (open) open(target);
+    });
+    QApplication::setOverrideCursor(Qt::BusyCursor);
+    showStatus(parent, tr("Migrating %1 into %2…").arg(QDir::toNativeSeparators(source), QDir::toNativeSeparators(target)));
+    job->start();
+    return true;
+}
+
+}  // namespace allocscope::app
