@@ -77,21 +77,26 @@ views::SegmentMapData toSegmentMapData(const std::vector<alloc::SegmentInfo>& se
 }
 
 views::HeatmapData toHeatmapData(const storage::HeatmapGrid& grid, std::uint64_t eventCount) {
+    if (!grid.consistent()) return views::HeatmapData{};  // not a usable grid: the view shows "no data"
     views::HeatmapData data;
     data.timeBins = grid.columns;
     data.addressBins = grid.rows;
     data.eventCount = static_cast<qint64>(eventCount);
-    const std::size_t cellCount = static_cast<std::size_t>(std::max(grid.columns, 0)) * static_cast<std::size_t>(std::max(grid.rows, 0));
-    if (grid.active.size() < cellCount || grid.reserved.size() < cellCount || grid.columnEvents.size() < static_cast<std::size_t>(std::max(grid.columns, 0))) {
-        return views::HeatmapData{};  // not a usable grid: the view shows "no data"
-    }
+    const std::size_t cellCount = grid.cellCount();
     data.cells.resize(cellCount);
+    // Storage's share order is the view's state order; a damaged cell over 255 is cut, never wraps.
+    static_assert(storage::kHeatShareCount == views::kHeatStateCount);
+    static_assert(static_cast<int>(storage::HeatShare::RoundingWaste) == static_cast<int>(views::HeatState::RoundingWaste));
+    static_assert(static_cast<int>(storage::HeatShare::Unmapped) == static_cast<int>(views::HeatState::Unmapped));
+    static_assert(static_cast<int>(storage::HeatShare::PendingFree) == static_cast<int>(views::HeatState::PendingFree));
     for (std::size_t i = 0; i < cellCount; ++i) {
-        const quint8 reserved = grid.reserved[i];
-        const quint8 active = std::min(grid.active[i], reserved);
         views::HeatCell cell{};
-        cell[static_cast<std::size_t>(views::HeatState::Requested)] = active;
-        cell[static_cast<std::size_t>(views::HeatState::Inactive)] = static_cast<quint8>(reserved - active);
+        unsigned left = 255;
+        for (std::size_t s = 0; s < cell.size(); ++s) {
+            const unsigned share = std::min<unsigned>(grid.shares[s][i], left);
+            cell[s] = static_cast<quint8>(share);
+            left -= share;
+        }
         data.cells[i] = cell;
     }
     data.columnFirstEvent.reserve(static_cast<std::size_t>(grid.columns));

@@ -24,9 +24,9 @@ namespace allocscope::app {
 // one row, with the address space between them shown as Unmapped pages.
 views::SegmentMapData toSegmentMapData(const std::vector<alloc::SegmentInfo>& segments);
 
-// The stored time x address grid. Storage keeps two shares per cell (active = allocated or
-// pending free, and reserved); they become Requested and Inactive, the rest of the cell is
-// address space not reserved then. `eventCount` is the run's number of events.
+// The stored time x address grid: its five share planes become the view's five states
+// (requested, rounding waste, inactive, pending free, unmapped); the rest of a cell is address
+// space not reserved then. `eventCount` is the run's number of events.
 views::HeatmapData toHeatmapData(const storage::HeatmapGrid& grid, std::uint64_t eventCount);
 
 // Timeline buckets as the chart wants them; the fragmentation metric per bucket is the share of

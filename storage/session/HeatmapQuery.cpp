@@ -2,38 +2,14 @@
 
 #include <algorithm>
 
-#include "storage/session/ByteCodec.h"
 #include "storage/session/HeatmapRaster.h"
+#include "storage/session/HeatmapTable.h"
 #include "storage/session/StateCursor.h"
 
 namespace allocscope::storage {
 
 std::optional<HeatmapGrid> HeatmapQuery::stored(SessionReader& reader, int run) {
-    SqliteStatement s = reader.db().prepare(
-        "SELECT columns, rows, column_events, axis, active, reserved FROM heatmap WHERE run = ?");
-    s.bind(1, static_cast<std::int64_t>(run));
-    if (!s.step()) return std::nullopt;
-    HeatmapGrid grid;
-    grid.columns = static_cast<int>(s.columnInt(0));
-    grid.rows = static_cast<int>(s.columnInt(1));
-    ByteReader events(s.columnBlob(2), "heatmap");
-    for (int c = 0; c < grid.columns; ++c) grid.columnEvents.push_back(events.varint());
-    ByteReader axis(s.columnBlob(3), "heatmap axis");
-    while (!axis.atEnd()) {
-        AxisRange range;
-        range.address = axis.varint();
-        range.size = axis.varint();
-        range.offset = grid.axisBytes;
-        grid.axisBytes += range.size;
-        grid.axis.push_back(range);
-    }
-    const std::string_view active = s.columnBlob(4);
-    const std::string_view reserved = s.columnBlob(5);
-    const auto cells = static_cast<std::size_t>(grid.columns) * static_cast<std::size_t>(grid.rows);
-    if (grid.columns < 0 || grid.rows < 0 || active.size() != cells || reserved.size() != cells) events.damaged();
-    grid.active.assign(active.begin(), active.end());
-    grid.reserved.assign(reserved.begin(), reserved.end());
-    return grid;
+    return HeatmapTable::read(reader.db(), run);
 }
 
 namespace {
@@ -47,8 +23,7 @@ HeatmapGrid resample(const HeatmapGrid& in, std::uint64_t first, std::uint64_t l
     out.columns = columns;
     out.rows = std::min(rows, in.rows);
     const std::uint64_t length = last - first + 1;
-    out.active.assign(static_cast<std::size_t>(out.columns) * static_cast<std::size_t>(out.rows), 0);
-    out.reserved.assign(out.active.size(), 0);
+    for (auto& plane : out.shares) plane.assign(out.cellCount(), 0);
     for (int c = 0; c < columns; ++c) {
         const std::uint64_t end = first + (static_cast<std::uint64_t>(c) + 1) * length / static_cast<std::uint64_t>(columns) - 1;
         auto it = std::upper_bound(in.columnEvents.begin(), in.columnEvents.end(), end);
@@ -58,16 +33,16 @@ HeatmapGrid resample(const HeatmapGrid& in, std::uint64_t first, std::uint64_t l
         for (int r = 0; r < out.rows; ++r) {
             const int r0 = static_cast<int>(static_cast<std::int64_t>(r) * in.rows / out.rows);
             const int r1 = std::max(r0 + 1, static_cast<int>(static_cast<std::int64_t>(r + 1) * in.rows / out.rows));
-            unsigned a = 0, v = 0;
-            for (int k = r0; k < r1; ++k) {
-                const std::size_t cell = source * static_cast<std::size_t>(in.rows) + static_cast<std::size_t>(k);
-                a += in.active[cell];
-                v += in.reserved[cell];
-            }
-            const std::size_t cell = static_cast<std::size_t>(c) * static_cast<std::size_t>(out.rows) + static_cast<std::size_t>(r);
             const auto n = static_cast<unsigned>(r1 - r0);
-            out.active[cell] = static_cast<std::uint8_t>((a + n / 2) / n);
-            out.reserved[cell] = static_cast<std::uint8_t>((v + n / 2) / n);
+            const std::size_t cell = static_cast<std::size_t>(c) * static_cast<std::size_t>(out.rows) + static_cast<std::size_t>(r);
+            // Averaged cumulatively (like HeatmapRaster rounds), so shares still add up to <= 255.
+            unsigned sum = 0, previous = 0;
+            for (std::size_t p = 0; p < in.shares.size(); ++p) {
+                for (int k = r0; k < r1; ++k) sum += in.shares[p][source * static_cast<std::size_t>(in.rows) + static_cast<std::size_t>(k)];
+                const unsigned upTo = (sum + n / 2) / n;
+                out.shares[p][cell] = static_cast<std::uint8_t>(upTo - previous);
+                previous = upTo;
+            }
         }
     }
     return out;
@@ -91,29 +66,36 @@ HeatmapGrid HeatmapQuery::build(SessionReader& reader, int run, std::uint64_t fi
         }
     }
     // Exact: replay the window once from the nearest keyframe, sampling the layout at each
-    // column's last event (stats fixups do not change the layout, so they are not needed).
-    auto columnEnd = [&](int c) {
-        return first + (static_cast<std::uint64_t>(c) + 1) * length / static_cast<std::uint64_t>(columns) - 1;
-    };
-    StateCursor cursor(reader, run);
-    cursor.loadModel(columnEnd(0));
-    SegmentStateModel model = cursor.model();
+    // column's last event.
+    std::vector<std::uint64_t> ends;
+    ends.reserve(static_cast<std::size_t>(columns));
+    for (int c = 0; c < columns; ++c) ends.push_back(first + (static_cast<std::uint64_t>(c) + 1) * length / static_cast<std::uint64_t>(columns) - 1);
+    const std::vector<HeatmapSample> samples = sampleAt(reader, run, ends);
+    return HeatmapRaster::rasterize(samples, rows);
+}
+
+std::vector<HeatmapSample> HeatmapQuery::sampleAt(SessionReader& reader, int run, const std::vector<std::uint64_t>& seqs) {
+    // Stats fixups do not change the layout, so the events alone are replayed.
     std::vector<HeatmapSample> samples;
-    samples.reserve(static_cast<std::size_t>(columns));
-    samples.push_back(HeatmapRaster::sample(model, columnEnd(0)));
-    int next = 1;
-    if (next < columns) {
-        reader.forEachChunk(run, columnEnd(0) + 1, last, [&](std::uint64_t, const std::vector<alloc::Event>& events) {
+    if (seqs.empty()) return samples;
+    samples.reserve(seqs.size());
+    StateCursor cursor(reader, run);
+    cursor.loadModel(seqs.front());
+    SegmentStateModel model = cursor.model();
+    std::size_t next = 0;
+    while (next < seqs.size() && seqs[next] == seqs.front()) samples.push_back(HeatmapRaster::sample(model, seqs[next++]));
+    if (next < seqs.size()) {
+        reader.forEachChunk(run, seqs.front() + 1, seqs.back(), [&](std::uint64_t, const std::vector<alloc::Event>& events) {
             for (const alloc::Event& e : events) {
-                if (e.seq <= columnEnd(0)) continue;
-                if (e.seq > last) return false;
+                if (e.seq <= seqs.front()) continue;
+                if (e.seq > seqs.back()) return false;
                 model.apply(e);
-                while (next < columns && e.seq == columnEnd(next)) samples.push_back(HeatmapRaster::sample(model, columnEnd(next++)));
+                while (next < seqs.size() && e.seq == seqs[next]) samples.push_back(HeatmapRaster::sample(model, seqs[next++]));
             }
-            return next < columns;
+            return next < seqs.size();
         });
     }
-    return HeatmapRaster::rasterize(samples, rows);
+    return samples;
 }
 
 }  // namespace allocscope::storage

@@ -4,6 +4,9 @@
 // replaying the window from the nearest keyframe, with the axis made of the ranges reserved
 // inside the window.
 #include <cstdint>
+#include <vector>
+
+#include "storage/session/HeatmapRaster.h"
 
 #include "storage/session/SessionReader.h"
 #include "storage/session/SessionTypes.h"
@@ -19,6 +22,9 @@ public:
                              std::uint64_t replayLimit = kReplayLimit);
     // The stored grid as recorded (1,024..2,048 columns); nullopt for runs without one.
     static std::optional<HeatmapGrid> stored(SessionReader& reader, int run);
+    // The layout sampled right after each of `seqs` (ascending, within the run), replayed once
+    // from the keyframe nearest the first.
+    static std::vector<HeatmapSample> sampleAt(SessionReader& reader, int run, const std::vector<std::uint64_t>& seqs);
 };
 
 }  // namespace allocscope::storage

@@ -5,6 +5,7 @@
 
 #include "storage/session/ByteCodec.h"
 #include "storage/session/EventCodec.h"
+#include "storage/session/HeatmapTable.h"
 #include "storage/session/StateCodec.h"
 
 namespace allocscope::storage {
@@ -153,19 +154,7 @@ void RunBuilder::finish(SqliteDb& db, const alloc::StackTable* stacks, const std
         }
         const std::vector<std::pair<std::uint64_t, std::uint64_t>> axisRanges(reservedEver_.begin(), reservedEver_.end());
         const HeatmapGrid grid = HeatmapRaster::rasterize(heatSamples_, kHeatmapRows, &axisRanges);
-        ByteWriter events;
-        for (std::uint64_t seq : grid.columnEvents) events.varint(seq);
-        ByteWriter axis;
-        for (const AxisRange& r : grid.axis) {
-            axis.varint(r.address);
-            axis.varint(r.size);
-        }
-        SqliteStatement heat = db.prepare(
-            "INSERT OR REPLACE INTO heatmap(run, columns, rows, column_events, axis, active, reserved) VALUES (?, ?, ?, ?, ?, ?, ?)");
-        heat.bind(1, runId_).bind(2, static_cast<std::int64_t>(grid.columns)).bind(3, static_cast<std::int64_t>(grid.rows));
-        heat.bindBlob(4, events.bytes().data(), events.bytes().size()).bindBlob(5, axis.bytes().data(), axis.bytes().size());
-        heat.bindBlob(6, grid.active.data(), grid.active.size()).bindBlob(7, grid.reserved.data(), grid.reserved.size());
-        heat.run();
+        HeatmapTable::write(db, runId_, grid);
 
         std::string counts;
         for (std::size_t i = 0; i < actionCounts_.size(); ++i) {

@@ -1,17 +1,21 @@
 #include "storage/session/SessionSchema.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
+#include "storage/session/HeatmapQuery.h"
+#include "storage/session/HeatmapRaster.h"
+#include "storage/session/HeatmapTable.h"
 #include "storage/session/SchemaVersion.h"
 #include "storage/session/SessionError.h"
 
 namespace allocscope::storage {
 namespace {
 
-// Version 1 (version 2 adds kPhaseSql below). Events are stored in chunks (one BLOB per recorder batch, see EventCodec) because
+// Version 1 (version 2 adds kPhaseSql below, version 3 replaces the heatmap table: kHeatmapSql). Events are stored in chunks (one BLOB per recorder batch, see EventCodec) because
 // one row per event costs ~10x the space and write time; the timeline samples of a chunk sit
 // beside it so that a timeline query never decodes events.
 constexpr const char* kCreateSql = R"SQL(
@@ -75,15 +79,6 @@ CREATE TABLE run_stack (
     stack INTEGER NOT NULL REFERENCES stack_key(id),
     PRIMARY KEY (run, stack_id)
 );
-CREATE TABLE heatmap (
-    run INTEGER PRIMARY KEY REFERENCES run(id),
-    columns INTEGER NOT NULL,
-    rows INTEGER NOT NULL,
-    column_events BLOB NOT NULL,
-    axis BLOB NOT NULL,
-    active BLOB NOT NULL,
-    reserved BLOB NOT NULL
-);
 CREATE TABLE summary (
     run INTEGER PRIMARY KEY REFERENCES run(id),
     op_count INTEGER NOT NULL,
@@ -118,6 +113,19 @@ CREATE TABLE IF NOT EXISTS phase (
 );
 )SQL";
 
+// Version 3: the heatmap keeps five share planes (HeatmapTable) instead of version 2's active and
+// reserved shares.
+constexpr const char* kHeatmapSql = R"SQL(
+CREATE TABLE heatmap (
+    run INTEGER PRIMARY KEY REFERENCES run(id),
+    columns INTEGER NOT NULL,
+    rows INTEGER NOT NULL,
+    column_events BLOB NOT NULL,
+    axis BLOB NOT NULL,
+    shares BLOB NOT NULL
+);
+)SQL";
+
 constexpr std::array<const char*, 11> kTables = {"meta",     "run",       "event_chunk", "keyframe", "stats_fixup",
                                                  "frame",    "stack_key", "run_stack",   "heatmap",  "summary",
                                                  "phase"};
@@ -128,6 +136,7 @@ void SessionSchema::create(SqliteDb& db) {
     db.exec("BEGIN");
     db.exec(kCreateSql);
     db.exec(kPhaseSql);
+    db.exec(kHeatmapSql);
     db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
     db.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
     db.exec("INSERT INTO meta(key, value) VALUES ('application', 'AllocScope session')");
@@ -170,7 +179,8 @@ void SessionSchema::validate(SqliteDb& db, bool integrityCheck) {
     }
     if (version < kSchemaVersion) {
         throw SessionError("session has the older schema " + std::to_string(version) +
-                               "; it can be migrated into a copy (schema " + std::to_string(kSchemaVersion) + ")",
+                               "; migrate it into a copy (schema " + std::to_string(kSchemaVersion) +
+                               "): allocscope-cli migrate OLD NEW, or open it in the app",
                            path);
     }
     if (integrityCheck) {
@@ -256,11 +266,55 @@ void SessionSchema::migrateToCopy(const std::string& source, const std::string& 
     vacuum.bind(1, std::string_view(target));
     vacuum.run();
     in.close();
+    try {
+        upgradeCopy(target, version);
+    } catch (...) {
+        // A half-upgraded copy is worth nothing and would be refused or mislead: remove it.
+        for (const char* suffix : {"", "-journal", "-wal", "-shm"}) std::filesystem::remove(target + suffix, ec);
+        throw;
+    }
+}
+
+void SessionSchema::upgradeCopy(const std::string& target, std::int64_t version) {
     // Upgrade steps from `version` to kSchemaVersion, on the copy only, in one transaction.
+    {
+        SqliteDb out(target, SqliteDb::Mode::ReadWriteCreate);
+        out.exec("BEGIN");
+        if (version < 2) out.exec(kPhaseSql);  // 1 -> 2: phases (none known for older runs)
+        if (version < 3) {
+            // 2 -> 3: the new heatmap table keeps each run's columns and axis; its shares are
+            // recomputed below by replaying the run (the old active / reserved shares cannot
+            // tell rounding waste or pending frees apart).
+            out.exec("ALTER TABLE heatmap RENAME TO heatmap_v2");
+            out.exec(kHeatmapSql);
+            out.exec("INSERT INTO heatmap(run, columns, rows, column_events, axis, shares) "
+                     "SELECT run, columns, rows, column_events, axis, x'' FROM heatmap_v2");
+            out.exec("DROP TABLE heatmap_v2");
+        }
+        out.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
+        out.exec("COMMIT");
+    }
+    if (version >= 3) return;
+    std::vector<std::pair<int, HeatmapGrid>> grids;
+    {
+        SessionReader reader(target, false);
+        for (const RunRow& run : reader.runs()) {
+            const std::optional<HeatmapGrid> layout = HeatmapTable::read(reader.db(), run.number, true);
+            if (!layout) continue;  // runs that never completed have no heatmap
+            std::vector<std::uint64_t> seqs = layout->columnEvents;
+            if (!std::is_sorted(seqs.begin(), seqs.end()) || (!seqs.empty() && seqs.back() >= run.eventCount)) {
+                throw SessionError("the session file is damaged: the heatmap of run " + std::to_string(run.number) +
+                                       " samples events the run does not have",
+                                   target);
+            }
+            std::vector<std::pair<std::uint64_t, std::uint64_t>> axis;
+            for (const AxisRange& r : layout->axis) axis.emplace_back(r.address, r.address + r.size);
+            grids.emplace_back(run.number, HeatmapRaster::rasterize(HeatmapQuery::sampleAt(reader, run.number, seqs), layout->rows, &axis));
+        }
+    }
     SqliteDb out(target, SqliteDb::Mode::ReadWriteCreate);
     out.exec("BEGIN");
-    if (version < 2) out.exec(kPhaseSql);  // 1 -> 2: phases (none known for older runs)
-    out.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
+    for (const auto& [run, grid] : grids) HeatmapTable::write(out, run, grid);
     out.exec("COMMIT");
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The tables of a session file and the checks that a file really is an intact AllocScope
 // session before anything reads it.
+#include <cstdint>
 #include <string>
 
 #include "storage/session/SqliteDb.h"
@@ -18,7 +19,11 @@ public:
     // Checks the first bytes of a file before SQLite sees it (empty, not SQLite at all).
     static void checkFileHeader(const std::string& path);
     // Copies an older session into `target` and upgrades the copy to kSchemaVersion.
+    // The source is only read; a failed migration leaves no target behind.
     static void migrateToCopy(const std::string& source, const std::string& target);
+
+private:
+    static void upgradeCopy(const std::string& target, std::int64_t version);
 };
 
 }  // namespace allocscope::storage

@@ -1,6 +1,7 @@
 #pragma once
 // The plain structs that session queries return (run list, timeline, state, heatmap, events,
 // block history). Small and copyable: the GUI's background jobs hand them to the views.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -86,16 +87,37 @@ struct AxisRange {
     std::uint64_t offset = 0;  // position on the squeezed axis
 };
 
-// time x address occupancy: cell (column, row) at [column * rows + row], 0..255 = share of the
-// row's bytes that are active (allocated or pending free) / reserved at the column's event.
+// What a byte of the heatmap's address axis holds at a column's event. Requested and
+// RoundingWaste split an allocated block (the bytes the program asked for, and the rest of the
+// block: rounding, an unsplit remainder); PendingFree is a block freed but waiting for stream
+// events; Inactive is cached free memory; Unmapped is address space of an expandable segment's
+// reservation whose pages are not mapped then. Whatever is left is address space not reserved.
+enum class HeatShare : std::uint8_t { Requested, RoundingWaste, Inactive, PendingFree, Unmapped };
+inline constexpr int kHeatShareCount = 5;
+
+// time x address occupancy: for each share, cell (column, row) at [column * rows + row] holds
+// 0..255 = the share of the row's bytes in that state at the column's event.
 struct HeatmapGrid {
     int columns = 0;
     int rows = 0;
     std::vector<std::uint64_t> columnEvents;  // the event each column samples
     std::vector<AxisRange> axis;
     std::uint64_t axisBytes = 0;
-    std::vector<std::uint8_t> active;
-    std::vector<std::uint8_t> reserved;
+    std::array<std::vector<std::uint8_t>, kHeatShareCount> shares;
+
+    std::vector<std::uint8_t>& plane(HeatShare s) { return shares[static_cast<std::size_t>(s)]; }
+    const std::vector<std::uint8_t>& plane(HeatShare s) const { return shares[static_cast<std::size_t>(s)]; }
+    std::size_t cellCount() const {
+        return static_cast<std::size_t>(columns < 0 ? 0 : columns) * static_cast<std::size_t>(rows < 0 ? 0 : rows);
+    }
+    // Every plane holds cellCount() cells and every column names its event.
+    bool consistent() const {
+        if (columns < 0 || rows < 0 || columnEvents.size() != static_cast<std::size_t>(columns)) return false;
+        for (const auto& p : shares) {
+            if (p.size() != cellCount()) return false;
+        }
+        return true;
+    }
 };
 
 struct EventPage {

@@ -102,23 +102,32 @@ private slots:
         grid.columnEvents = {0, 50};
         grid.axis = {{0x1000, 0x100, 0}, {0x9000, 0x100, 0x100}};
         grid.axisBytes = 0x200;
-        grid.active = {255, 0, 100, 10};
-        grid.reserved = {255, 255, 200, 5};  // last cell: active > reserved is clamped
+        using storage::HeatShare;
+        grid.plane(HeatShare::Requested) = {255, 0, 60, 10};
+        grid.plane(HeatShare::RoundingWaste) = {0, 0, 40, 0};
+        grid.plane(HeatShare::Inactive) = {0, 255, 100, 250};
+        grid.plane(HeatShare::PendingFree) = {0, 0, 20, 0};
+        grid.plane(HeatShare::Unmapped) = {0, 0, 30, 200};  // last cell: over 255 in all is cut
         const views::HeatmapData data = app::toHeatmapData(grid, 120);
         QVERIFY(data.isValid());
         QCOMPARE(data.eventCount, qint64{120});
         QCOMPARE(data.columnFirstEvent, (std::vector<qint64>{0, 50}));
-        QCOMPARE(data.cell(0, 0)[0], quint8{255});
-        QCOMPARE(data.cell(0, 1)[static_cast<int>(views::HeatState::Inactive)], quint8{255});
-        QCOMPARE(data.cell(1, 0)[static_cast<int>(views::HeatState::Requested)], quint8{100});
-        QCOMPARE(data.cell(1, 0)[static_cast<int>(views::HeatState::Inactive)], quint8{100});
-        QCOMPARE(data.cell(1, 1)[static_cast<int>(views::HeatState::Requested)], quint8{5});
-        QCOMPARE(data.cell(1, 1)[static_cast<int>(views::HeatState::Inactive)], quint8{0});
+        auto share = [&](int t, int a, views::HeatState s) { return data.cell(t, a)[static_cast<std::size_t>(s)]; };
+        QCOMPARE(share(0, 0, views::HeatState::Requested), quint8{255});
+        QCOMPARE(share(0, 1, views::HeatState::Inactive), quint8{255});
+        QCOMPARE(share(1, 0, views::HeatState::Requested), quint8{60});
+        QCOMPARE(share(1, 0, views::HeatState::RoundingWaste), quint8{40});
+        QCOMPARE(share(1, 0, views::HeatState::Inactive), quint8{100});
+        QCOMPARE(share(1, 0, views::HeatState::PendingFree), quint8{20});
+        QCOMPARE(share(1, 0, views::HeatState::Unmapped), quint8{30});
+        QCOMPARE(share(1, 1, views::HeatState::Requested), quint8{10});
+        QCOMPARE(share(1, 1, views::HeatState::Inactive), quint8{245});  // cut at 255 in all
+        QCOMPARE(share(1, 1, views::HeatState::Unmapped), quint8{0});
         QCOMPARE(data.ranges.size(), std::size_t{2});
         QCOMPARE(data.ranges[0].gapBefore, quint64{0});
         QCOMPARE(data.ranges[1].gapBefore, quint64{0x9000 - 0x1100});
         // A grid whose arrays do not match its size is refused, not read out of bounds.
-        grid.active.pop_back();
+        grid.plane(storage::HeatShare::PendingFree).pop_back();
         QVERIFY(!app::toHeatmapData(grid, 120).isValid());
     }
 

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "StorageTestSupport.h"
+#include "storage/session/HeatmapQuery.h"
 #include "storage/session/SessionError.h"
 #include "storage/session/SessionReader.h"
 #include "storage/session/SessionSchema.h"
@@ -37,6 +38,17 @@ class TestBadSessions : public QObject {
     static void execOn(const std::string& path, const std::string& sql) {
         storage::SqliteDb db(path, storage::SqliteDb::Mode::ReadWriteCreate);
         db.exec(sql);
+    }
+    // Rewrites a current session's heatmap table the way schema 2 stored it.
+    static void makeSchemaTwo(const std::string& path) {
+        execOn(path,
+               "ALTER TABLE heatmap RENAME TO heatmap_v3;"
+               "CREATE TABLE heatmap (run INTEGER PRIMARY KEY REFERENCES run(id), columns INTEGER NOT NULL, "
+               "rows INTEGER NOT NULL, column_events BLOB NOT NULL, axis BLOB NOT NULL, active BLOB NOT NULL, "
+               "reserved BLOB NOT NULL);"
+               "INSERT INTO heatmap SELECT run, columns, rows, column_events, axis, zeroblob(columns * rows), "
+               "zeroblob(columns * rows) FROM heatmap_v3;"
+               "DROP TABLE heatmap_v3; PRAGMA user_version = 2");
     }
 
 private slots:
@@ -162,6 +174,57 @@ private slots:
         storage::SessionReader reader(copy);
         QCOMPARE(reader.runs().size(), std::size_t(2));
         QVERIFY(reader.phases(1).empty());
+    }
+
+    // A schema-2 file (heatmaps with active / reserved shares only): refused as older; its
+    // migrated copy has every run's heatmap recomputed from the events, identical to the grid a
+    // schema-3 recording stores for the same run.
+    void schemaTwoHeatmapsAreRecomputed() {
+        const std::string v2 = copyOfGood("schema2.allocscope");
+        makeSchemaTwo(v2);
+        const std::string before = readAll(v2);
+        try {
+            storage::SessionReader refused(v2);
+            QFAIL("a schema-2 session was opened without migration");
+        } catch (const storage::SessionError& e) {
+            QVERIFY2(QString::fromStdString(e.what()).contains("older schema 2"), e.what());
+            QVERIFY2(QString::fromStdString(e.what()).contains("allocscope-cli migrate"), e.what());
+        }
+        const std::string copy = dir_.filePath("schema2-migrated.allocscope").toStdString();
+        storage::SessionSchema::migrateToCopy(v2, copy);
+        QCOMPARE(readAll(v2), before);
+        QVERIFY(!sidecarsPresent(v2));
+        storage::SessionReader migrated(copy);
+        storage::SessionReader original(good_);
+        QCOMPARE(migrated.runs().size(), std::size_t(2));
+        for (int run : {1, 2}) {
+            const auto want = storage::HeatmapQuery::stored(original, run);
+            const auto got = storage::HeatmapQuery::stored(migrated, run);
+            QVERIFY(want && got);
+            QCOMPARE(got->columnEvents, want->columnEvents);
+            QCOMPARE(got->axisBytes, want->axisBytes);
+            QCOMPARE(got->rows, want->rows);
+            for (int s = 0; s < storage::kHeatShareCount; ++s) QVERIFY(got->shares[s] == want->shares[s]);
+        }
+    }
+
+    // A schema-2 file whose heatmap names events its run does not have: the migration fails
+    // with a clear message and leaves no half-written copy.
+    void failedMigrationLeavesNoCopy() {
+        const std::string v2 = copyOfGood("schema2-bad.allocscope");
+        makeSchemaTwo(v2);
+        execOn(v2, "UPDATE heatmap SET column_events = x'ffffffff0f' || substr(column_events, 6) WHERE run = 2");
+        const std::string before = readAll(v2);
+        const std::string copy = dir_.filePath("schema2-bad-migrated.allocscope").toStdString();
+        try {
+            storage::SessionSchema::migrateToCopy(v2, copy);
+            QFAIL("a damaged schema-2 heatmap was migrated");
+        } catch (const storage::SessionError& e) {
+            QVERIFY2(QString::fromStdString(e.what()).contains("damaged"), e.what());
+        }
+        QVERIFY(!std::filesystem::exists(copy));
+        QVERIFY(!sidecarsPresent(copy));
+        QCOMPARE(readAll(v2), before);
     }
 };
 

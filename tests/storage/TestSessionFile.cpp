@@ -54,6 +54,39 @@ std::vector<storage::SeriesValues> seriesOf(const std::vector<alloc::Event>& eve
     return out;
 }
 
+// The grid's share planes against the statistics the events imply at each column: requested,
+// + rounding waste = allocated, + pending free = active, + inactive = reserved (each within the
+// quantisation of its cells).
+// (The requested share is the asked-for part of allocated blocks only.)
+void checkSharesMatchStats(const storage::HeatmapGrid& grid, const std::vector<storage::SeriesValues>& series) {
+    QVERIFY(grid.rows > 0);
+    QVERIFY(grid.consistent());
+    const double rowBytes = static_cast<double>(grid.axisBytes) / grid.rows;
+    const double tolerance = 2 * grid.rows * rowBytes / 255.0 + 1;
+    using storage::HeatShare;
+    for (int c = 0; c < grid.columns; ++c) {
+        double sums[storage::kHeatShareCount] = {};
+        for (int r = 0; r < grid.rows; ++r) {
+            for (int s = 0; s < storage::kHeatShareCount; ++s) {
+                sums[s] += grid.shares[static_cast<std::size_t>(s)][static_cast<std::size_t>(c * grid.rows + r)] / 255.0 * rowBytes;
+            }
+        }
+        const double requested = sums[static_cast<int>(HeatShare::Requested)];
+        const double allocated = requested + sums[static_cast<int>(HeatShare::RoundingWaste)];
+        const double active = allocated + sums[static_cast<int>(HeatShare::PendingFree)];
+        const double reserved = active + sums[static_cast<int>(HeatShare::Inactive)];
+        const auto& v = series[grid.columnEvents[static_cast<std::size_t>(c)]];
+        const QString where = QString("column %1").arg(c);
+        // requested_bytes keeps a pending-free block's request until its free completes.
+        QVERIFY2(requested <= static_cast<double>(v.requested) + tolerance &&
+                     static_cast<double>(v.requested) <= requested + sums[static_cast<int>(HeatShare::PendingFree)] + tolerance,
+                 qPrintable(where + " requested"));
+        QVERIFY2(std::abs(allocated - static_cast<double>(v.allocated)) <= tolerance, qPrintable(where + " allocated"));
+        QVERIFY2(std::abs(active - static_cast<double>(v.active)) <= tolerance, qPrintable(where + " active"));
+        QVERIFY2(std::abs(reserved - static_cast<double>(v.reserved)) <= tolerance, qPrintable(where + " reserved"));
+    }
+}
+
 }  // namespace
 
 class TestSessionFile : public QObject {
@@ -175,20 +208,30 @@ private slots:
         QCOMPARE(resampled.rows, 256);
         QCOMPARE(resampled.axisBytes, stored->axisBytes);
         for (const storage::HeatmapGrid* grid : std::vector<const storage::HeatmapGrid*>{&*stored, &window, &resampled}) {
-            QVERIFY(grid->rows > 0);
-            const double rowBytes = static_cast<double>(grid->axisBytes) / grid->rows;
-            for (int c = 0; c < grid->columns; ++c) {
-                double reserved = 0, active = 0;
-                for (int r = 0; r < grid->rows; ++r) {
-                    reserved += grid->reserved[static_cast<std::size_t>(c * grid->rows + r)] / 255.0 * rowBytes;
-                    active += grid->active[static_cast<std::size_t>(c * grid->rows + r)] / 255.0 * rowBytes;
-                }
-                const auto& v = series[grid->columnEvents[static_cast<std::size_t>(c)]];
-                const double tolerance = 2 * grid->rows * rowBytes / 255.0 + 1;  // quantisation of each cell
-                QVERIFY2(std::abs(reserved - static_cast<double>(v.reserved)) <= tolerance, qPrintable(QString("column %1").arg(c)));
-                QVERIFY2(std::abs(active - static_cast<double>(v.active)) <= tolerance, qPrintable(QString("column %1").arg(c)));
-            }
+            checkSharesMatchStats(*grid, series);
         }
+        // Run B records under expandable segments: every byte of its axis is mapped or unmapped
+        // at every column, and the unmapped share is what is not reserved then.
+        storage::SessionReader readerB(path_);
+        const auto storedB = storage::HeatmapQuery::stored(readerB, 2);
+        QVERIFY(storedB.has_value());
+        checkSharesMatchStats(*storedB, seriesOf(runB_.events));
+        const double rowBytes = static_cast<double>(storedB->axisBytes) / storedB->rows;
+        bool sawUnmapped = false;
+        for (int c = 0; c < storedB->columns; ++c) {
+            double covered = 0, unmapped = 0;
+            for (int r = 0; r < storedB->rows; ++r) {
+                const auto cell = static_cast<std::size_t>(c * storedB->rows + r);
+                for (const auto& plane : storedB->shares) covered += plane[cell] / 255.0 * rowBytes;
+                unmapped += storedB->plane(storage::HeatShare::Unmapped)[cell] / 255.0 * rowBytes;
+            }
+            sawUnmapped = sawUnmapped || unmapped > rowBytes;
+            QVERIFY2(std::abs(covered - static_cast<double>(storedB->axisBytes)) <= storedB->rows * rowBytes / 255.0 + 1,
+                     qPrintable(QString("column %1: %2 of %3 bytes").arg(c).arg(covered).arg(storedB->axisBytes)));
+        }
+        QVERIFY(sawUnmapped);
+        // Run A (no expandable segments) has no unmapped pages.
+        for (std::uint8_t v : stored->plane(storage::HeatShare::Unmapped)) QCOMPARE(v, std::uint8_t(0));
     }
 
     void blockHistoryFindsAllocFreeAndStack() {
