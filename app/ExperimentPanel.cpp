@@ -6,27 +6,46 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QSettings>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <string_view>
+
+#include "allocator/config/ConfigParser.h"
 #include "allocator/device/CudaProbe.h"
 #include "allocator/device/GpuPresets.h"
 #include "allocator/workloads/WorkloadRegistry.h"
 #include "app/FormAdapters.h"
 #include "views/util/Formatting.h"
 #include "views/widgets/ConfigEditorWidget.h"
+#include "views/widgets/ConfigListWidget.h"
+#include "views/widgets/ElasticHeightBox.h"
 #include "views/widgets/ParamFormWidget.h"
 
 namespace allocscope::app {
 
 namespace {
 constexpr quint64 kDefaultContextMemory = 552'402'944ull;  // what a CUDA context takes on the presets
+
+// The "Compare with" list in QSettings: an array of (config, checked), and whether it is open.
+// An array rather than a string list: config lines contain commas and the defaults are "".
+const QString kCompareListKey = QStringLiteral("compare/configs");
+const QString kCompareExpandedKey = QStringLiteral("compare/expanded");
+
+// Two lines are the same config when parseConfig reads the same AllocatorConfig from them;
+// formatConfig writes that config one canonical way ("" for the defaults).
+QString canonicalConfig(const QString& text) {
+    const QByteArray utf8 = text.trimmed().toUtf8();
+    const alloc::ParseResult parsed = alloc::parseConfig(std::string_view(utf8.constData(), static_cast<std::size_t>(utf8.size())));
+    return parsed.accepted() ? QString::fromStdString(alloc::formatConfig(parsed.config)) : text.trimmed();
 }
+}  // namespace
 
 ExperimentPanel::ExperimentPanel(QWidget* parent)
     : QWidget(parent), workload_(new QComboBox(this)), description_(new QLabel(this)), params_(new views::ParamFormWidget(this)),
       seed_(new QSpinBox(this)), gpu_(new QComboBox(this)), config_(new views::ConfigEditorWidget(this)),
-      run_(new QPushButton(tr("&Run"), this)), compare_(new QPushButton(tr("Co&mpare"), this)) {
+      compareList_(new views::ConfigListWidget(this)), run_(new QPushButton(tr("&Run"), this)), compare_(new QPushButton(tr("Co&mpare"), this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
 
@@ -80,7 +99,9 @@ ExperimentPanel::ExperimentPanel(QWidget* parent)
     form->addRow(gpuLabel, gpu_);
     layout->addWidget(program);
 
-    auto* configBox = new QWidget(this);
+    // The editor's form scrolls inside itself: its box takes the height left by the controls
+    // around it rather than the whole form (which would push Compare below the fold at 720 px).
+    auto* configBox = new views::ElasticHeightBox(this);
     auto* configLayout = new QVBoxLayout(configBox);
     configLayout->setContentsMargins(0, 0, 0, 0);
     config_->setValidator(&validateConfigText);
@@ -89,25 +110,75 @@ ExperimentPanel::ExperimentPanel(QWidget* parent)
     configLayout->addWidget(config_);
     layout->addWidget(configBox, 1);
 
+    compareList_->setValidator(&validateConfigText);
+    compareList_->setNormalizer(&canonicalConfig);
+    layout->addWidget(compareList_);
+
     auto* buttons = new QHBoxLayout;
     run_->setToolTip(tr("Run the workload under this config and record it as a new run of the session (Ctrl+R)"));
     run_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
-    compare_->setToolTip(tr("Run the workload under this config, the defaults and expandable_segments:True, "
-                            "and compare them in the Compare tab"));
     buttons->addWidget(run_);
     buttons->addWidget(compare_);
     layout->addLayout(buttons);
 
     connect(workload_, &QComboBox::currentIndexChanged, this, &ExperimentPanel::onWorkloadChanged);
-    connect(config_, &views::ConfigEditorWidget::validityChanged, this, &ExperimentPanel::updateButtons);
+    // The list's first row follows the editor: textChanged on every edit, validityChanged when
+    // the verdict flips (a form change); both come after the editor has validated.
+    const auto followEditor = [this] {
+        compareList_->setCurrentConfig(config_->text(), config_->isAccepted());
+        updateButtons();
+    };
+    connect(config_, &views::ConfigEditorWidget::validityChanged, this, followEditor);
+    connect(config_, &views::ConfigEditorWidget::textChanged, this, followEditor);
+    connect(compareList_, &views::ConfigListWidget::entriesChanged, this, [this] {
+        saveCompareList();
+        updateButtons();
+    });
+    connect(compareList_, &views::ConfigListWidget::expandedChanged, this, &ExperimentPanel::saveCompareList);
     connect(run_, &QPushButton::clicked, this, &ExperimentPanel::runRequested);
     connect(compare_, &QPushButton::clicked, this, &ExperimentPanel::compareRequested);
     connect(config_, &views::ConfigEditorWidget::applyRequested, this, [this] {
         if (run_->isEnabled()) emit runRequested();
     });
     onWorkloadChanged();
+    restoreCompareList();
     config_->setText(QString());
+    compareList_->setCurrentConfig(config_->text(), config_->isAccepted());
     updateButtons();
+}
+
+void ExperimentPanel::restoreCompareList() {
+    QSettings settings;
+    QList<views::ConfigListEntry> entries;
+    if (settings.contains(kCompareListKey + QStringLiteral("/size"))) {
+        const int count = settings.beginReadArray(kCompareListKey);
+        for (int i = 0; i < count; ++i) {
+            settings.setArrayIndex(i);
+            entries.append({settings.value(QStringLiteral("config")).toString(), settings.value(QStringLiteral("checked")).toBool()});
+        }
+        settings.endArray();
+    } else {
+        entries = views::ConfigListWidget::defaultEntries();  // first use
+    }
+    // Saved lines PyTorch refuses (an edited settings file) are left out and said in the list.
+    compareList_->setEntries(entries);
+    // Collapsed until the user opens it: one line (with the count) keeps the panel inside a
+    // 1280x720 window; the Compare button's tooltip lists what will run.
+    compareList_->setExpanded(settings.value(kCompareExpandedKey, false).toBool());
+}
+
+void ExperimentPanel::saveCompareList() const {
+    QSettings settings;
+    const QList<views::ConfigListEntry> entries = compareList_->entries();
+    settings.remove(kCompareListKey);
+    settings.beginWriteArray(kCompareListKey, static_cast<int>(entries.size()));
+    for (int i = 0; i < entries.size(); ++i) {
+        settings.setArrayIndex(i);
+        settings.setValue(QStringLiteral("config"), entries[i].config);
+        settings.setValue(QStringLiteral("checked"), entries[i].checked);
+    }
+    settings.endArray();
+    settings.setValue(kCompareExpandedKey, compareList_->isExpanded());
 }
 
 void ExperimentPanel::onWorkloadChanged() {
@@ -125,7 +196,21 @@ void ExperimentPanel::onWorkloadChanged() {
 void ExperimentPanel::updateButtons() {
     const bool ok = config_->isAccepted();
     run_->setEnabled(!busy_ && ok);
-    compare_->setEnabled(!busy_ && ok);
+    const QList<QPair<QString, QString>> configs = compareList_->chosenConfigs();
+    compare_->setEnabled(!busy_ && ok && configs.size() >= 2);
+    // The tooltip says why Compare is off, or exactly what it will run.
+    if (!ok) {
+        compare_->setToolTip(tr("Compare is off: PyTorch would refuse the config in the editor; fix it first"));
+    } else if (configs.size() < 2) {
+        compare_->setToolTip(tr("Compare is off: it needs at least two different configs. Check another row of "
+                                "“Compare with” or add a line there."));
+    } else {
+        QStringList labels;
+        for (const auto& c : configs) labels << QStringLiteral("• ") + c.first;
+        compare_->setToolTip(tr("Run the workload under these %n configs and compare them in the Compare tab:\n", nullptr,
+                                static_cast<int>(configs.size())) +
+                             labels.join(QLatin1Char('\n')));
+    }
 }
 
 void ExperimentPanel::setBusy(bool busy) {
@@ -160,13 +245,6 @@ std::optional<RunChoice> ExperimentPanel::choice(QString* why) const {
     return c;
 }
 
-QList<QPair<QString, QString>> ExperimentPanel::compareConfigs() const {
-    QList<QPair<QString, QString>> configs;
-    const QString mine = config_->text().trimmed();
-    configs.append({tr("default"), QString()});
-    if (!mine.isEmpty()) configs.append({mine, mine});
-    if (mine != QLatin1String("expandable_segments:True")) configs.append({QStringLiteral("expandable_segments:True"), QStringLiteral("expandable_segments:True")});
-    return configs;
-}
+QList<QPair<QString, QString>> ExperimentPanel::compareConfigs() const { return compareList_->chosenConfigs(); }
 
 }  // namespace allocscope::app

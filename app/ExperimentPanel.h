@@ -1,8 +1,9 @@
 #pragma once
 // The lower half of the left dock: what to run next. A workload picker with its parameters as a
 // form (from alloc::WorkloadRegistry), the seed, the simulated GPU (presets, plus the real GPUs
-// this machine has), the allocator config editor (parseConfig as you type) and the Run and
-// Compare buttons. The panel only collects the choice; the window starts the jobs.
+// this machine has), the allocator config editor (parseConfig as you type), the "Compare with"
+// list (which configs Compare runs, kept in QSettings under compare/) and the Run and Compare
+// buttons. The panel only collects the choice; the window starts the jobs.
 #include <QString>
 #include <QVariantMap>
 #include <QWidget>
@@ -16,6 +17,7 @@ class QSpinBox;
 
 namespace allocscope::views {
 class ConfigEditorWidget;
+class ConfigListWidget;
 class ParamFormWidget;
 }  // namespace allocscope::views
 
@@ -38,7 +40,10 @@ public:
 
     // What the form says now; nullopt (with *why) when the config is not accepted.
     std::optional<RunChoice> choice(QString* why = nullptr) const;
-    // The configs the Compare button compares: the editor's, the defaults, expandable_segments.
+    // The configs the Compare button compares, as (label, PYTORCH_CUDA_ALLOC_CONF): the editor's
+    // config first (always compared, when PyTorch accepts it), then the rows checked in the
+    // "Compare with" list, in list order; a config equal to an earlier one (same canonical
+    // formatConfig string) appears once. Compare is enabled only when this holds 2 or more.
     QList<QPair<QString, QString>> compareConfigs() const;
     QString gpuPresetName() const;  // "" for a real GPU
 
@@ -50,6 +55,7 @@ public:
     QComboBox* gpuBox() const { return gpu_; }
     views::ParamFormWidget* paramForm() const { return params_; }
     views::ConfigEditorWidget* configEditor() const { return config_; }
+    views::ConfigListWidget* compareList() const { return compareList_; }
     QPushButton* runButton() const { return run_; }
     QPushButton* compareButton() const { return compare_; }
     QSpinBox* seedBox() const { return seed_; }
@@ -61,6 +67,8 @@ signals:
 private:
     void onWorkloadChanged();
     void updateButtons();
+    void restoreCompareList();
+    void saveCompareList() const;
 
     QComboBox* workload_;
     QLabel* description_;
@@ -68,6 +76,7 @@ private:
     QSpinBox* seed_;
     QComboBox* gpu_;
     views::ConfigEditorWidget* config_;
+    views::ConfigListWidget* compareList_;
     QPushButton* run_;
     QPushButton* compare_;
     bool busy_ = false;
