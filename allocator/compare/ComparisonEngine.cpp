@@ -82,6 +82,8 @@ RunMetrics runNative(const Program& program, const CompareConfig& config, const 
     TeeSink tee;
     tee.add(&sink);
     if (options.sink != nullptr) tee.add(options.sink);
+    RunObserver* const observer = options.observer;
+    if (observer != nullptr) tee.add(observer);
     CachingAllocator allocator(config.config, gpu, &tee);
     if (device.memoryFraction) allocator.setMemoryFraction(*device.memoryFraction);
     ProgramRunner runner(allocator);
@@ -93,7 +95,9 @@ RunMetrics runNative(const Program& program, const CompareConfig& config, const 
     for (std::size_t i = 0; i < program.ops.size(); ++i) {
         const Op& op = program.ops[i];
         if (options.opHook) options.opHook(op, false);
+        if (observer != nullptr) observer->beforeOp(op, i);
         if (!runner.apply(op, i, result)) break;
+        if (observer != nullptr) observer->afterOp(op, i, allocator);
         if (options.opHook) options.opHook(op, true);
         if (isAllocOrFree(op)) ++m.allocFreeOps;
         const DeviceStats& stats = allocator.stats();
@@ -106,6 +110,7 @@ RunMetrics runNative(const Program& program, const CompareConfig& config, const 
             m.timeline.push_back({i, u64(stats.allocated_bytes[kAggregate].current), u64(stats.reserved_bytes[kAggregate].current)});
         }
     }
+    if (observer != nullptr) observer->finish(allocator, result);
     if (result.error) m.error = result.error->message;
     for (const ProgramOom& oom : result.ooms) m.ooms.push_back({oom.opIndex, oom.message});
     m.ops = result.opsRun;
@@ -150,11 +155,23 @@ std::vector<RunMetrics> ComparisonEngine::compare(const Program& program, const 
     shared.sink = nullptr;  // one sink cannot take events from parallel runs
     shared.deviceMemory = nullptr;
     shared.opHook = nullptr;
+    shared.observer = nullptr;
+    shared.observerFor = nullptr;
+    std::vector<RunObserver*> observers(configs.size(), nullptr);
+    if (options.observerFor) {
+        for (std::size_t i = 0; i < configs.size(); ++i) observers[i] = options.observerFor(i, configs[i]);
+    }
     // Each run owns its device and allocator; the program is shared read-only.
     auto worker = [&] {
         for (std::size_t i = next++; i < configs.size(); i = next++) {
             try {
-                results[i] = runOne(program, configs[i], device, shared);
+                if (observers[i] == nullptr) {
+                    results[i] = runOne(program, configs[i], device, shared);
+                } else {
+                    CompareOptions observed = shared;
+                    observed.observer = observers[i];
+                    results[i] = runOne(program, configs[i], device, observed);
+                }
             } catch (...) {
                 errors[i] = std::current_exception();
             }

@@ -12,6 +12,7 @@
 
 #include "allocator/compare/CostModel.h"
 #include "allocator/compare/RunMetrics.h"
+#include "allocator/compare/RunObserver.h"
 #include "allocator/config/AllocatorConfig.h"
 #include "allocator/core/DeviceMemory.h"
 #include "allocator/core/EventSink.h"
@@ -38,6 +39,9 @@ struct ProgramInfo {
     std::uint64_t seed = 0;
 };
 
+// compare(): the observer of config `index`'s run, or nullptr for none (not owned).
+using RunObserverFor = std::function<RunObserver*(std::size_t index, const CompareConfig& config)>;
+
 struct CompareOptions {
     unsigned threads = 0;             // 0 = std::thread::hardware_concurrency()
     std::size_t timelinePoints = 0;   // samples per run (0 = none); the last op is always sampled
@@ -51,6 +55,12 @@ struct CompareOptions {
     // runOne only (native backend): called before (applied = false) and after (true) each op is
     // applied, e.g. to follow the program with a real GPU's streams and events.
     std::function<void(const Op& op, bool applied)> opHook;
+    // runOne only (native backend): follows the run as it is measured (not owned).
+    RunObserver* observer = nullptr;
+    // compare() only: asked once per config, in config order, on the calling thread, before any
+    // run starts (so what an observer numbers at construction follows the configs' order, not
+    // the threads' timing); each native run is then followed by its config's observer.
+    RunObserverFor observerFor;
 };
 
 class ComparisonEngine {

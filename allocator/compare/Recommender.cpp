@@ -92,6 +92,7 @@ Recommendation Recommender::recommend(const Program& program, const CompareDevic
     CompareOptions co;
     co.threads = options.threads;
     co.cost = options.cost;
+    co.observerFor = options.observerFor;
     const std::vector<RunMetrics> runs = ComparisonEngine::compare(program, configs, device, co);
     for (std::size_t i = 0; i < configs.size(); ++i) {
         rec.candidates.push_back({configs[i], complexityOf(configs[i].config), runs[i], std::nullopt});

@@ -42,6 +42,9 @@ struct RecommendOptions {
     CostModel cost;
     std::vector<CompareConfig> extraConfigs;  // appended to the grid (e.g. the user's own)
     bool asyncEligible = false;               // may the async backend's model be recommended?
+    // The grid's runs (not the GPU-size search's): as CompareOptions::observerFor, called once
+    // per candidate in candidate order before the grid runs.
+    RunObserverFor observerFor;
 };
 
 class Recommender {

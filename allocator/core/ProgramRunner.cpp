@@ -1,5 +1,6 @@
 #include "allocator/core/ProgramRunner.h"
 
+#include <atomic>
 #include <cmath>
 
 namespace allocscope::alloc {
@@ -20,10 +21,16 @@ const char* kindName(OpKind kind) {
     }
     return "unknown";
 }
+
+std::atomic<std::uint64_t> runnersCreated{0};
 }  // namespace
 
 ProgramRunner::ProgramRunner(CachingAllocator& allocator, ProgramRunnerOptions options)
-    : allocator_(allocator), options_(options) {}
+    : allocator_(allocator), options_(options) {
+    runnersCreated.fetch_add(1, std::memory_order_relaxed);
+}
+
+std::uint64_t ProgramRunner::created() { return runnersCreated.load(std::memory_order_relaxed); }
 
 std::optional<std::uint64_t> ProgramRunner::addressOf(std::uint64_t id) const {
     auto it = live_.find(id);

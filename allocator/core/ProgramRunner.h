@@ -40,6 +40,11 @@ class ProgramRunner {
 public:
     explicit ProgramRunner(CachingAllocator& allocator, ProgramRunnerOptions options = {});
 
+    // How many runners this process has built: one per program run, whoever runs it (a
+    // comparison, a recording, a lesson). Lets tests check that a verb does not run a config's
+    // program twice, without timing anything.
+    static std::uint64_t created();
+
     // Runs every op of `program` from the current state (ids persist across calls).
     ProgramResult run(const Program& program);
     // Applies one op with the given index; returns false (and fills `result`) if the run must

@@ -14,6 +14,7 @@
 #include "storage/formats/FormatError.h"
 #include "storage/import/TraceImport.h"
 #include "storage/session/PhaseTracker.h"
+#include "storage/session/RecordingObserver.h"
 #include "storage/session/SessionRecorder.h"
 
 namespace allocscope::storage {
@@ -21,16 +22,6 @@ namespace {
 
 constexpr std::uint64_t kProgressOps = 4096;
 constexpr std::uint64_t kProgressEvents = 4096;
-
-// The allocator must exist before the recorder (the run starts from its initial statistics),
-// and the allocator takes its sink at construction: this sink forwards once the recorder is set.
-class ForwardingSink final : public alloc::EventSink {
-public:
-    void onEvent(const alloc::Event& event) override {
-        if (target != nullptr) target->onEvent(event);
-    }
-    alloc::EventSink* target = nullptr;
-};
 
 const std::string& labelOf(const alloc::Program& program, std::uint32_t id) {
     static const std::string unnamed = "(unnamed phase)";
@@ -126,47 +117,30 @@ ResolvedGpu resolveGpu(const ImportTarget& target) {
 
 RecordedRun recordProgram(SessionWriter& writer, const alloc::Program& program, const alloc::StackTable* stacks,
                           const RecordTarget& target, const RecordProgress& progress) {
-    if (target.config.backend == alloc::Backend::CudaMallocAsync) {
-        throw std::invalid_argument("backend:cudaMallocAsync keeps no segments, so its runs cannot be recorded into a session (config '" +
-                                    target.info.config + "')");
-    }
-    checkFraction(target.memoryFraction);
-    const std::uint64_t total = target.totalMemory != 0 ? target.totalMemory : target.info.totalMemory;
-    if (total == 0) throw std::invalid_argument("the simulated GPU needs a total memory (run '" + target.info.name + "')");
-
-    alloc::SimulatedDevice device(total, target.otherMemory, target.info.gpu);
-    ForwardingSink sink;
-    alloc::CachingAllocator allocator(target.config, device, &sink);
+    // The observer judges the target and creates the run; this loop only drives the allocator.
+    RecordingObserver observer(writer, program, stacks, target);
+    alloc::SimulatedDevice device(observer.totalMemory(), target.otherMemory, target.info.gpu);
+    alloc::CachingAllocator allocator(target.config, device, &observer);
     if (target.memoryFraction) allocator.setMemoryFraction(*target.memoryFraction);
-    RunInfo info = target.info;
-    info.totalMemory = total;
-    if (target.memoryFraction) info.memoryFraction = *target.memoryFraction;
-    SessionRecorder recorder(writer, info, allocator.stats());
-    sink.target = &recorder;
 
     RecordedRun run;
-    run.runNumber = recorder.runNumber();
+    run.runNumber = observer.runNumber();
     alloc::ProgramRunner runner(allocator);
-    PhaseTracker phases;
     const std::uint64_t count = program.ops.size();
-    std::uint64_t lastOp = 0;
     for (std::uint64_t i = 0; i < count; ++i) {
         const alloc::Op& op = program.ops[i];
-        if (op.kind == alloc::OpKind::Phase) phases.mark(labelOf(program, op.labelId), op.begin, i, recorder.eventCount());
+        observer.beforeOp(op, i);
         if (!runner.apply(op, i, run.result)) break;
-        lastOp = i;
-        // Retries, syncs and resets leave no event: the recorder stores the stats where they change.
-        recorder.syncStats(allocator.stats());
+        observer.afterOp(op, i, allocator);
         if (progress && (i + 1) % kProgressOps == 0 && i + 1 < count && !progress(i + 1, count)) {
             run.cancelled = true;
             break;
         }
     }
-    recorder.setPhases(phases.finish(recorder.eventCount(), lastOp));
     if (run.cancelled) {
-        recorder.interrupt(stacks);
+        observer.interrupt();
     } else {
-        recorder.finish(stacks);
+        observer.finish(allocator, run.result);
         if (progress) progress(count, count);
     }
     run.stats = allocator.stats();

@@ -2,6 +2,7 @@
 // configs, run in parallel on independent simulated GPUs; a table (or JSON) of peaks,
 // fragmentation, driver calls, retries, OOMs and estimated allocator time.
 #include <filesystem>
+#include <optional>
 #include <ostream>
 
 #include "allocator/compare/CompareReport.h"
@@ -171,6 +172,20 @@ int runCompare(VerbContext& ctx) {
         }
         alloc::CompareOptions options;
         options.threads = static_cast<unsigned>(std::stoul(threadsText));
+        std::optional<DbRecorder> recorder;
+        if (db) {  // each config's measured run is recorded as it runs (stdout keeps the table or JSON)
+            const bool csv = isTrace && workloadName.size() > 4 && workloadName.substr(workloadName.size() - 4) == ".csv";
+            const std::string source = isTrace ? workloadName : info.name + " (" + info.params + ")" +
+                                                                    (workload->usesSeed() ? " seed " + std::to_string(seed) : std::string());
+            const std::string base = isTrace ? std::filesystem::path(workloadName).filename().string() : info.name;
+            const std::string kind = isTrace ? (csv ? "csv" : "snapshot") : "demo";
+            recorder.emplace(*db);
+            options.observerFor = recorder->observeRuns(program, isTrace ? nullptr : &stacks, target,
+                                                        [base, kind, source](const alloc::CompareConfig& c) {
+                                                            return DbRun{base + " · " + c.label, kind, source,
+                                                                         c.label == "default" ? std::string() : c.label, c.config};
+                                                        });
+        }
         const std::vector<alloc::RunMetrics> runs = alloc::ComparisonEngine::compare(program, compareConfigs, target, options);
         if (json) {
             ctx.out << alloc::CompareReport::json(info, target, runs);
@@ -185,21 +200,12 @@ int runCompare(VerbContext& ctx) {
             }
         }
         for (const alloc::RunMetrics& r : runs) {
-            if (r.error) return badInput(ctx, "the program is invalid: " + *r.error, workloadName);
+            if (!r.error) continue;
+            // The runs were recorded up to the invalid op (as recordProgram stores them): say which.
+            if (recorder) recorder->reportRecorded(ctx, ctx.err);
+            return badInput(ctx, "the program is invalid: " + *r.error, workloadName);
         }
-        if (db) {  // every config once more, into the session (stdout keeps the table or JSON)
-            std::vector<DbRun> recorded;
-            const bool csv = isTrace && workloadName.size() > 4 && workloadName.substr(workloadName.size() - 4) == ".csv";
-            for (const alloc::CompareConfig& c : compareConfigs) {
-                const std::string source = isTrace ? workloadName : info.name + " (" + info.params + ")" +
-                                                                        (workload->usesSeed() ? " seed " + std::to_string(seed) : std::string());
-                const std::string name = (isTrace ? std::filesystem::path(workloadName).filename().string() : info.name) + " · " + c.label;
-                recorded.push_back(DbRun{name, isTrace ? (csv ? "csv" : "snapshot") : "demo", source,
-                                         c.label == "default" ? std::string() : c.label, c.config});
-            }
-            DbRecorder recorder(*db);
-            return recorder.recordPrograms(ctx, ctx.err, program, isTrace ? nullptr : &stacks, recorded, target);
-        }
+        if (recorder) return recorder->reportRecorded(ctx, ctx.err);
         return kExitOk;
     } catch (const alloc::WorkloadError& e) {
         return badInput(ctx, e.what(), e.where());

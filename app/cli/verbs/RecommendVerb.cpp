@@ -1,6 +1,7 @@
 // `allocscope-cli recommend WORKLOAD`: the simplest allocator config within 1 % of the lowest
 // peak reserved memory without an OOM, and the smallest GPU each config fits on.
 #include <filesystem>
+#include <optional>
 #include <ostream>
 
 #include "allocator/compare/CompareReport.h"
@@ -130,20 +131,23 @@ int runRecommend(VerbContext& ctx) {
             if (!parsed) return badInput(ctx, "invalid allocator config: " + error, "--config '" + *deviceOptions.config + "'");
             options.extraConfigs.push_back({deviceOptions.config->empty() ? "default" : *deviceOptions.config, *parsed});
         }
-        const alloc::Recommendation rec = alloc::Recommender::recommend(program, target, options);
-        ctx.out << title << " on " << target.name << "\n" << alloc::CompareReport::recommendation(rec);
-        if (db) {  // the grid's runs once more, into the session
+        std::optional<DbRecorder> recorder;
+        if (db) {  // the grid's measured runs are recorded as they run (not the GPU-size search's)
             const std::string base = isTrace ? std::filesystem::path(workloadName).filename().string() : workload->name();
             const bool csv = isTrace && workloadName.size() > 4 && workloadName.substr(workloadName.size() - 4) == ".csv";
-            std::vector<DbRun> recorded;
-            for (const alloc::RecommendCandidate& c : rec.candidates) {
-                const std::string label = c.config.label.empty() ? "default" : c.config.label;
-                recorded.push_back(DbRun{base + " · " + label, isTrace ? (csv ? "csv" : "snapshot") : "demo",
-                                         isTrace ? workloadName : title, label == "default" ? std::string() : label, c.config.config});
-            }
-            DbRecorder recorder(*db);
-            return recorder.recordPrograms(ctx, ctx.out, program, isTrace ? nullptr : &stacks, recorded, target);
+            const std::string kind = isTrace ? (csv ? "csv" : "snapshot") : "demo";
+            const std::string source = isTrace ? workloadName : title;
+            recorder.emplace(*db);
+            options.observerFor = recorder->observeRuns(program, isTrace ? nullptr : &stacks, target,
+                                                        [base, kind, source](const alloc::CompareConfig& c) {
+                                                            const std::string label = c.label.empty() ? "default" : c.label;
+                                                            return DbRun{base + " · " + label, kind, source,
+                                                                         label == "default" ? std::string() : label, c.config};
+                                                        });
         }
+        const alloc::Recommendation rec = alloc::Recommender::recommend(program, target, options);
+        ctx.out << title << " on " << target.name << "\n" << alloc::CompareReport::recommendation(rec);
+        if (recorder) return recorder->reportRecorded(ctx, ctx.out);
         return kExitOk;
     } catch (const alloc::WorkloadError& e) {
         return badInput(ctx, e.what(), e.where());

@@ -4,6 +4,8 @@
 // recorded run. The session is opened at the first recording, after the verb judged its input.
 // Built without sqlite3 (a headless GPU server), the class exists but refuses with one clear line.
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -45,6 +47,19 @@ public:
     // to record). Returns kExitOk, or prints the one-line error and returns its code.
     int recordPrograms(VerbContext& ctx, std::ostream& out, const alloc::Program& program, const alloc::StackTable* stacks,
                        const std::vector<DbRun>& runs, const alloc::CompareDevice& device);
+    // Recording while measuring (compare, recommend): every config of the comparison runs once,
+    // and the run that is measured is the run that is recorded. Give the returned function to the
+    // comparison as its observerFor: at the first native config it opens the session, and each
+    // native config gets a recording observer whose run number follows the configs' order
+    // (`describe` says what the run is); backend:cudaMallocAsync configs are measured only.
+    alloc::RunObserverFor observeRuns(const alloc::Program& program, const alloc::StackTable* stacks,
+                                      const alloc::CompareDevice& device,
+                                      std::function<DbRun(const alloc::CompareConfig&)> describe);
+    // After the comparison, what recordPrograms prints: a note per cudaMallocAsync config, then
+    // one "run N: NAME" line per recorded run on `out`, or the one-line error of a session that
+    // could not be opened or written (the comparison's own output is complete either way).
+    // Returns kExitOk or the error's code.
+    int reportRecorded(VerbContext& ctx, std::ostream& out);
     // Runs the replay (a what-if when `whatIfRecordedConfig` is given) while recording it.
     // nullopt after printing the one-line error (`code` set).
     std::optional<alloc::ReplayResult> recordReplay(VerbContext& ctx, std::ostream& out, const alloc::RecordedTrace& trace,
@@ -55,9 +70,16 @@ public:
 
 private:
     bool open(VerbContext& ctx, int& code);
+    int reportError(VerbContext& ctx, const std::exception_ptr& error) const;
+
+    // One config of a comparison given to observeRuns: measured only (async), or recorded.
+    class Observed;
 
     std::string path_;
     std::shared_ptr<storage::SessionWriter> writer_;  // shared_ptr: complete only where sqlite3 is
+    // Declared after writer_: the observers write through it, so they go first.
+    std::vector<std::shared_ptr<Observed>> observed_;
+    std::exception_ptr openError_;  // the session could not be opened for observeRuns
 };
 
 #if !ALLOCSCOPE_HAVE_STORAGE
@@ -71,6 +93,15 @@ inline bool DbRecorder::open(VerbContext& ctx, int& code) {
 }
 inline int DbRecorder::recordPrograms(VerbContext& ctx, std::ostream&, const alloc::Program&, const alloc::StackTable*,
                                       const std::vector<DbRun>&, const alloc::CompareDevice&) {
+    int code = kExitOk;
+    open(ctx, code);
+    return code;
+}
+inline alloc::RunObserverFor DbRecorder::observeRuns(const alloc::Program&, const alloc::StackTable*,
+                                                     const alloc::CompareDevice&, std::function<DbRun(const alloc::CompareConfig&)>) {
+    return {};
+}
+inline int DbRecorder::reportRecorded(VerbContext& ctx, std::ostream&) {
     int code = kExitOk;
     open(ctx, code);
     return code;

@@ -1,0 +1,76 @@
+#include "storage/session/RecordingObserver.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "allocator/core/CachingAllocator.h"
+#include "allocator/device/SimulatedDevice.h"
+
+namespace allocscope::storage {
+namespace {
+
+const std::string& labelOf(const alloc::Program& program, std::uint32_t id) {
+    static const std::string unnamed = "(unnamed phase)";
+    return id < program.labels.size() ? program.labels[id] : unnamed;
+}
+
+RunInfo infoOf(const RecordTarget& target, std::uint64_t total) {
+    RunInfo info = target.info;
+    info.totalMemory = total;
+    if (target.memoryFraction) info.memoryFraction = *target.memoryFraction;
+    return info;
+}
+
+// The run starts from a fresh allocator's statistics (they carry max_split_size); the one that
+// will run the program is built by the driver, possibly later and on another thread.
+alloc::DeviceStats initialStats(const RecordTarget& target, std::uint64_t total) {
+    alloc::SimulatedDevice device(total, target.otherMemory, target.info.gpu);
+    const alloc::CachingAllocator fresh(target.config, device);
+    return fresh.stats();
+}
+
+}  // namespace
+
+std::uint64_t RecordingObserver::judgedTotal(const RecordTarget& target) {
+    if (target.config.backend == alloc::Backend::CudaMallocAsync) {
+        throw std::invalid_argument("backend:cudaMallocAsync keeps no segments, so its runs cannot be recorded into a session (config '" +
+                                    target.info.config + "')");
+    }
+    if (target.memoryFraction && !(*target.memoryFraction >= 0.0 && *target.memoryFraction <= 1.0)) {
+        throw std::invalid_argument("invalid memory fraction " + std::to_string(*target.memoryFraction) +
+                                    ": it must be within [0, 1]");
+    }
+    const std::uint64_t total = target.totalMemory != 0 ? target.totalMemory : target.info.totalMemory;
+    if (total == 0) throw std::invalid_argument("the simulated GPU needs a total memory (run '" + target.info.name + "')");
+    return total;
+}
+
+RecordingObserver::RecordingObserver(SessionWriter& writer, const alloc::Program& program, const alloc::StackTable* stacks,
+                                     const RecordTarget& target)
+    : program_(program),
+      stacks_(stacks),
+      totalMemory_(judgedTotal(target)),
+      recorder_(writer, infoOf(target, totalMemory_), initialStats(target, totalMemory_)) {}
+
+void RecordingObserver::beforeOp(const alloc::Op& op, std::uint64_t index) {
+    // A mark sits between the events of the ops before it and those of the ops after it.
+    if (op.kind == alloc::OpKind::Phase) phases_.mark(labelOf(program_, op.labelId), op.begin, index, recorder_.eventCount());
+}
+
+void RecordingObserver::afterOp(const alloc::Op&, std::uint64_t index, const alloc::CachingAllocator& allocator) {
+    lastOp_ = index;
+    // Retries, syncs and resets leave no event: the recorder stores the stats where they change.
+    recorder_.syncStats(allocator.stats());
+}
+
+void RecordingObserver::finish(const alloc::CachingAllocator&, const alloc::ProgramResult&) {
+    recorder_.setPhases(phases_.finish(recorder_.eventCount(), lastOp_));
+    recorder_.finish(stacks_);
+}
+
+void RecordingObserver::interrupt() {
+    recorder_.setPhases(phases_.finish(recorder_.eventCount(), lastOp_));
+    recorder_.interrupt(stacks_);
+}
+
+}  // namespace allocscope::storage
