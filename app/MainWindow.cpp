@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
+#include <QCheckBox>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -70,6 +71,7 @@ const char* const kRecentKey = "recentFiles";
 const char* const kGeometryKey = "mainWindow/geometry";
 const char* const kStateKey = "mainWindow/state";
 const char* const kThemeKey = "view/theme";
+const char* const kRawAddressesKey = "view/heatmapRawAddresses";
 // After the scrubber is released the exact state is asked for once this much later, so a
 // release right after a last drag step does not load two states.
 constexpr int kSettleMs = 40;
@@ -319,6 +321,17 @@ void MainWindow::createMenus() {
     }
     QAction* focusScrubber = view->addAction(tr("Event &Scrubber"), this, [this] { scrubber_->slider()->setFocus(); });
     focusScrubber->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    // The heatmap's own checkbox and this action are one setting, remembered across sessions.
+    QAction* rawAddresses = view->addAction(tr("Heatmap on &Raw Addresses"));
+    rawAddresses->setCheckable(true);
+    rawAddresses->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
+    rawAddresses->setToolTip(heatmap_->rawToggle()->toolTip());
+    connect(rawAddresses, &QAction::toggled, heatmap_, &views::HeatmapWidget::setRawAddresses);
+    connect(heatmap_, &views::HeatmapWidget::rawAddressesChanged, this, [rawAddresses](bool raw) {
+        rawAddresses->setChecked(raw);
+        QSettings().setValue(kRawAddressesKey, raw);
+    });
+    rawAddresses->setChecked(QSettings().value(kRawAddressesKey, false).toBool());
     view->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
     view->addSeparator();

@@ -4,7 +4,9 @@
 #include <QtTest>
 
 #include "ViewTestData.h"
+#include "views/data/HeatmapRawAddresses.h"
 #include "views/theme/ThemePalette.h"
+#include <QCheckBox>
 #include "views/widgets/HeatmapPlot.h"
 #include "views/widgets/HeatmapWidget.h"
 #include "views/widgets/LegendWidget.h"
@@ -153,6 +155,69 @@ private slots:
         for (int y = p->plotRect().top() + 1; y < p->plotRect().bottom(); ++y)
             QVERIFY(img.pixelColor(p->plotRect().center().x() + 7, y) != colors.gapMarker || colors.gapMarker == colors.unreserved);
         QVERIFY(p->describeCell(0, 3).contains(QStringLiteral("0x7f0030")));  // bin 3 starts 3/4 up the raw range
+    }
+
+    // Two 4 MiB ranges with a 4 MiB gap, 4 squeezed rows of 2 MiB; on raw addresses the 12 MiB
+    // span makes 4 rows of 3 MiB: row 0 = squeezed rows 0 + half of 1, row 1 = the other half of
+    // 1 + 2 MiB of gap, row 2 = 2 MiB of gap + half of row 2, row 3 = the other half + row 3.
+    static HeatmapData twoRanges() {
+        HeatmapData h;
+        h.timeBins = 2;
+        h.addressBins = 4;
+        h.eventCount = 20;
+        h.columnFirstEvent = {0, 10};
+        h.ranges = {{0x10000000ull, 4 * kMiB, 0}, {0x10000000ull + 8 * kMiB, 4 * kMiB, 4 * kMiB}};
+        h.cells.assign(8, HeatCell{});
+        for (int a = 0; a < 4; ++a) h.cells[static_cast<std::size_t>(a)] = viewtest::cellOf(255, 0, 0, 0, 0);
+        h.cells[4 + 1] = viewtest::cellOf(0, 0, 255, 0, 0);
+        return h;
+    }
+
+    void rawAddressesRedistributeBytes() {
+        const HeatmapData raw = toRawAddresses(twoRanges());
+        QVERIFY(raw.isValid());
+        QVERIFY(raw.rawAddresses);
+        QCOMPARE(raw.ranges.size(), std::size_t(1));
+        QCOMPARE(raw.ranges[0].start, 0x10000000ull);
+        QCOMPARE(raw.ranges[0].size, 12 * kMiB);
+        const auto requested = [&](int a) { return int(raw.cell(0, a)[static_cast<std::size_t>(HeatState::Requested)]); };
+        QCOMPARE(requested(0), 255);
+        QCOMPARE(requested(1), 85);  // one third of the row is memory, two thirds gap
+        QCOMPARE(requested(2), 85);
+        QCOMPARE(requested(3), 255);
+        const auto inactive = [&](int a) { return int(raw.cell(1, a)[static_cast<std::size_t>(HeatState::Inactive)]); };
+        QCOMPARE(inactive(0), 85);
+        QCOMPARE(inactive(1), 85);
+        QCOMPARE(inactive(2), 0);
+        QCOMPARE(inactive(3), 0);
+        // Already raw or invalid data comes back unchanged.
+        QVERIFY(toRawAddresses(raw).cells == raw.cells);
+        QVERIFY(!toRawAddresses(HeatmapData{}).isValid());
+    }
+
+    void rawAddressToggleRedrawsTheAxis() {
+        HeatmapWidget w;
+        w.resize(900, 400);
+        w.setData(twoRanges());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        const ThemePalette colors = ThemePalette::forPalette(w.plot()->palette());
+        auto px = [&](int t, int a) { return w.plot()->grab().toImage().pixelColor(w.plot()->cellRect(t, a).center().toPoint()); };
+        QCOMPARE(px(0, 1), colors.requested);
+        QSignalSpy changed(&w, &HeatmapWidget::rawAddressesChanged);
+        w.rawToggle()->click();
+        QCOMPARE(changed.count(), 1);
+        QVERIFY(w.rawAddresses());
+        QVERIFY(w.data().rawAddresses);
+        QVERIFY(px(0, 1) != colors.requested);  // a third memory, two thirds gap
+        QCOMPARE(px(0, 0), colors.requested);
+        // New data keeps the mode; switching back restores the squeezed grid.
+        w.setData(twoRanges());
+        QVERIFY(w.data().rawAddresses);
+        w.setRawAddresses(false);
+        QVERIFY(!w.rawToggle()->isChecked());
+        QVERIFY(!w.data().rawAddresses);
+        QCOMPARE(px(0, 1), colors.requested);
     }
 
     void invalidDataIsRefusedNotRead() {
