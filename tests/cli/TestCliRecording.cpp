@@ -2,11 +2,16 @@
 // (names, sources, configs, GPU, fraction), the run numbers they print, OOMs as results, and the
 // refusals (an existing demo file, a file that is not a session, cudaMallocAsync).
 #include <QtTest>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "allocator/core/Event.h"
+#include "allocator/core/ProgramRunner.h"
 #include "app/cli/VerbRegistry.h"
 #include "tests/cli/InProcessCli.h"
 #include "storage/session/SessionReader.h"
@@ -28,6 +33,27 @@ std::string readAll(const std::string& path) {
 std::string trace(const char* name) { return std::string(ALLOCSCOPE_TEST_DATA) + "/traces/" + name; }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// A verb's output together with how many programs it ran (ProgramRunner::created counts every
+// run of a program through the allocator, whoever drives it).
+struct CountedResult {
+    CliResult result;
+    std::uint64_t programRuns = 0;
+};
+
+CountedResult runCounted(const std::vector<std::string>& args) {
+    const std::uint64_t before = alloc::ProgramRunner::created();
+    CountedResult counted{runInProcess(args), 0};
+    counted.programRuns = alloc::ProgramRunner::created() - before;
+    return counted;
+}
+
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+}
+
+std::int64_t jsonInt(const QJsonObject& object, const char* key) { return object.value(QLatin1String(key)).toInteger(-1); }
 
 }  // namespace
 
@@ -121,6 +147,79 @@ private slots:
         QCOMPARE(runs.size(), std::size_t(3));
         QCOMPARE(runs[1].info.config, std::string("max_split_size_mb:128"));
         QCOMPARE(runs[0].summary->opCount, runs[2].summary->opCount);
+    }
+
+    // --db records the very runs the table shows: no config runs a second time for the session,
+    // the output is the same as without --db, and each recorded run's summary is its row.
+    void compareWithDbRunsEachConfigOnce() {
+        const std::string file = path("once.allocscope");
+        const std::vector<std::string> args{"compare", "llm-training", "--config", "", "--config", "expandable_segments:True",
+                                            "--config", "backend:cudaMallocAsync", "--config", "max_split_size_mb:128", "--json"};
+        const CountedResult plain = runCounted(args);
+        QCOMPARE(plain.result.code, 0);
+        QVERIFY(plain.programRuns >= 3);  // the three native configs at least
+        const CountedResult recorded = runCounted(with(args, {"--db", file}));
+        QCOMPARE(recorded.result.code, 0);
+        QCOMPARE(recorded.programRuns, plain.programRuns);
+        QCOMPARE(recorded.result.out, plain.result.out);
+
+        const QJsonArray rows = QJsonDocument::fromJson(QByteArray::fromStdString(plain.result.out)).object().value("runs").toArray();
+        QCOMPARE(rows.size(), qsizetype(4));
+        storage::SessionReader reader(file);
+        const auto runs = reader.runs();
+        QCOMPARE(runs.size(), std::size_t(3));
+        const int rowOfRun[] = {0, 1, 3};  // the async row has no run
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+            const QJsonObject row = rows[rowOfRun[i]].toObject();
+            const storage::RunSummary& summary = *runs[i].summary;
+            const std::string label = row.value("label").toString().toStdString();
+            QCOMPARE(runs[i].info.config, label == "default" ? std::string() : label);
+            QCOMPARE(std::int64_t(runs[i].eventCount), jsonInt(row, "events"));
+            QCOMPARE(std::int64_t(summary.opCount), jsonInt(row, "ops"));
+            QCOMPARE(summary.peakReserved, jsonInt(row, "peak_reserved"));
+            QCOMPARE(summary.peakAllocated, jsonInt(row, "peak_allocated"));
+            QCOMPARE(std::int64_t(summary.actionCounts[std::size_t(alloc::EventAction::SegmentAlloc)]), jsonInt(row, "cuda_malloc"));
+            QCOMPARE(std::int64_t(summary.actionCounts[std::size_t(alloc::EventAction::SegmentFree)]), jsonInt(row, "cuda_free"));
+            QCOMPARE(std::int64_t(summary.actionCounts[std::size_t(alloc::EventAction::SegmentMap)]), jsonInt(row, "map"));
+            QCOMPARE(summary.finalStats.num_alloc_retries, jsonInt(row, "retries"));
+            QCOMPARE(summary.finalStats.reserved_bytes[alloc::kAggregate].current, jsonInt(row, "final_reserved"));
+        }
+    }
+
+    // recommend --db on a trace: the grid is measured once, and what is printed is what a run
+    // without --db prints, plus the run lines.
+    void recommendWithDbRunsEachConfigOnce() {
+        const std::string file = path("recommend-once.allocscope");
+        const std::vector<std::string> args{"recommend", trace("frag101__default.pickle"), "--no-gpu-search"};
+        const CountedResult plain = runCounted(args);
+        QCOMPARE(plain.result.code, 0);
+        const CountedResult recorded = runCounted(with(args, {"--db", file}));
+        QCOMPARE(recorded.result.code, 0);
+        QCOMPARE(recorded.programRuns, plain.programRuns);
+        QVERIFY2(recorded.result.out.rfind(plain.result.out, 0) == 0, recorded.result.out.c_str());
+        storage::SessionReader reader(file);
+        const auto runs = reader.runs();
+        QCOMPARE(runs.size(), std::size_t(12));
+        std::string lines;
+        for (const auto& run : runs) lines += "run " + std::to_string(run.number) + ": " + run.info.name + "\n";
+        QCOMPARE(recorded.result.out.substr(plain.result.out.size()), lines);
+    }
+
+    // A session that cannot be opened costs nothing of the comparison: same table, then the error.
+    void compareIntoANonSessionStillPrintsTheTable() {
+        const std::string file = path("not-a-session.txt");
+        {
+            std::ofstream out(file);
+            out << "my notes\n";
+        }
+        const std::vector<std::string> args{"compare", "fragmentation-101", "--config", "", "--config", "backend:cudaMallocAsync"};
+        const CliResult plain = runInProcess(args);
+        const CliResult r = runInProcess(with(args, {"--db", file}));
+        QCOMPARE(r.code, 1);
+        QCOMPARE(r.out, plain.out);
+        QVERIFY2(contains(r.err, "is not recorded") && contains(r.err, "not an AllocScope session") && contains(r.err, file),
+                 r.err.c_str());
+        QCOMPARE(readAll(file), std::string("my notes\n"));
     }
 
     void compareOfATraceRecordsItsProgram() {
