@@ -591,8 +591,10 @@ void MainWindow::refreshRuns(int selectAfter) {
     if (!doc_) return;
     if (selectAfter > 0) pendingRun_ = selectAfter;
     const QString path = doc_->path();
-    auto* job = new BackgroundJob(tr("Reading runs"), [this, path](BackgroundJob& self) {
-        storage::SessionReader reader(path.toStdString(), false);
+    // The first read of a file just opened also checks every page (off the GUI thread).
+    const bool verify = doc_->takeIntegrityCheck();
+    auto* job = new BackgroundJob(verify ? tr("Checking the session") : tr("Reading runs"), [this, path, verify](BackgroundJob& self) {
+        storage::SessionReader reader(path.toStdString(), verify);
         views::RunListData runs = toRunListData(reader.runs());
         self.deliver([this, path, runs = std::move(runs)]() mutable {
             if (!doc_ || doc_->path() != path) return;
@@ -609,8 +611,14 @@ void MainWindow::refreshRuns(int selectAfter) {
             }
         });
     }, this);
-    connect(job, &BackgroundJob::failed, this, [this](const QString& message) {
-        statusBar()->showMessage(tr("Could not read the run list: %1").arg(message));
+    connect(job, &BackgroundJob::failed, this, [this, path, verify](const QString& message) {
+        if (!verify || !doc_ || doc_->path() != path) {
+            statusBar()->showMessage(tr("Could not read the run list: %1").arg(message));
+            return;
+        }
+        // A damaged file is refused as a whole, like one that fails the checks at open.
+        replaceDocument(nullptr);
+        error(tr("Cannot open session"), tr("AllocScope cannot open the session\n%1\n\n%2").arg(path, message));
     });
     connect(job, &BackgroundJob::finished, job, &QObject::deleteLater);
     job->start();

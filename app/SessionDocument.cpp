@@ -15,9 +15,10 @@ SessionDocument::~SessionDocument() { closeWriter(); }
 
 std::unique_ptr<SessionDocument> SessionDocument::open(const QString& path) {
     const std::string file = QFileInfo(path).absoluteFilePath().toStdString();
-    { storage::SessionReader check(file, true); }  // throws SessionError for anything not a session
+    { storage::SessionReader check(file, false); }  // throws SessionError for anything not a session
     std::unique_ptr<SessionDocument> doc(new SessionDocument);
     doc->path_ = QString::fromStdString(file);
+    doc->integrityCheckDue_ = true;
     return doc;
 }
 

@@ -7,6 +7,7 @@
 #include <QString>
 
 #include <memory>
+#include <utility>
 
 class QTemporaryDir;
 
@@ -22,8 +23,10 @@ public:
     SessionDocument(const SessionDocument&) = delete;
     SessionDocument& operator=(const SessionDocument&) = delete;
 
-    // An existing session file, checked (schema, integrity) before anything else happens.
-    // Throws storage::SessionError (what + where) when it is not an intact session.
+    // An existing session file, checked (what it is, schema, tables, every run's rows) before
+    // anything else happens. Throws storage::SessionError (what + where) when it is not a
+    // session. SQLite's page-by-page integrity check reads the whole file (seconds for a big
+    // one), so it is left to the first background read: see needsIntegrityCheck().
     static std::unique_ptr<SessionDocument> open(const QString& path);
     // An empty session in a private temporary directory, named `baseName`.allocscope, deleted
     // with the document unless saved with Save As. Throws storage::SessionError.
@@ -32,6 +35,9 @@ public:
     const QString& path() const { return path_; }
     bool isTemporary() const { return temporaryDir_ != nullptr; }
     QString displayName() const;  // file name, "(unsaved)" for temporary sessions
+    // True once for a document opened from a file: the caller's next read runs the integrity
+    // check (storage::SessionReader(path, true)) and closes the document if it fails.
+    bool takeIntegrityCheck() { return std::exchange(integrityCheckDue_, false); }
 
     // The session's writer, opened on first use (thread-safe to submit to; see SessionWriter).
     storage::SessionWriter& writer();
@@ -52,6 +58,7 @@ private:
     QString path_;
     std::unique_ptr<QTemporaryDir> temporaryDir_;
     std::unique_ptr<storage::SessionWriter> writer_;
+    bool integrityCheckDue_ = false;
 };
 
 }  // namespace allocscope::app

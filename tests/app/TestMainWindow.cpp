@@ -161,6 +161,34 @@ private slots:
         QVERIFY(boxes.texts[1].contains("does not exist"));
     }
 
+    // A page of garbage in the middle of a session: refused with a message by the integrity
+    // check the first background read runs (not on the GUI thread), no document kept, the file unchanged.
+    void damagedSessionIsRefusedAndLeftAlone() {
+        MessageBoxCatcher boxes;
+        const QString damaged = dir_.filePath("damaged-page.allocscope");
+        QVERIFY(QFile::copy(session_, damaged));
+        {
+            QFile file(damaged);
+            QVERIFY(file.open(QIODevice::ReadWrite));
+            const qint64 page = 4096;
+            QVERIFY(file.seek((file.size() / page / 2) * page));
+            QByteArray garbage(page, '\0');
+            for (int i = 0; i < garbage.size(); ++i) garbage[i] = static_cast<char>((i * 7919 + 13) & 0xff);
+            file.write(garbage);
+        }
+        const QByteArray before = fileHash(damaged);
+        MainWindow window;
+        // The middle page holds event data: the quick checks at open pass, and the integrity
+        // check of the first background read finds the damage and closes the document.
+        QVERIFY(window.openFile(damaged));
+        QTRY_COMPARE_WITH_TIMEOUT(boxes.texts.size(), 1, kTimeout);
+        QVERIFY2(boxes.texts[0].contains(damaged) && boxes.texts[0].contains("damaged"), qPrintable(boxes.texts[0]));
+        QTRY_COMPARE_WITH_TIMEOUT(window.windowTitle(), QString("AllocScope"), kTimeout);
+        QCOMPARE(window.runList()->model()->rowCount(), 0);
+        QCOMPARE(fileHash(damaged), before);
+        QVERIFY(!QFile::exists(damaged + "-wal"));
+    }
+
     void openingASessionShowsItsRunsAndState() {
         const QByteArray before = fileHash(session_);
         MainWindow window;
