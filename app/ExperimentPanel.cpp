@@ -160,11 +160,12 @@ void ExperimentPanel::restoreCompareList() {
     } else {
         entries = views::ConfigListWidget::defaultEntries();  // first use
     }
-    // Saved lines PyTorch refuses (an edited settings file) are left out and said in the list.
-    compareList_->setEntries(entries);
-    // Collapsed until the user opens it: one line (with the count) keeps the panel inside a
-    // 1280x720 window; the Compare button's tooltip lists what will run.
-    compareList_->setExpanded(settings.value(kCompareExpandedKey, false).toBool());
+    // Saved lines PyTorch refuses (an edited settings file) are left out and said in the list,
+    // which then opens so the message is seen.
+    const int refused = compareList_->setEntries(entries);
+    // Otherwise collapsed until the user opens it: one line (with the count) keeps the panel
+    // inside a 1280x720 window; the Compare button's tooltip lists what will run.
+    compareList_->setExpanded(refused > 0 || settings.value(kCompareExpandedKey, false).toBool());
 }
 
 void ExperimentPanel::saveCompareList() const {

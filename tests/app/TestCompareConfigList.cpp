@@ -225,6 +225,9 @@ private slots:
         ExperimentPanel panel;
         QCOMPARE(configsOf(panel.compareList()->entries()), QStringList({"expandable_segments:True"}));
         QVERIFY2(panel.compareList()->message().contains("max_split_size_mb:lots"), qPrintable(panel.compareList()->message()));
+        QVERIFY2(panel.compareList()->message().contains(allocscope::app::validateConfigText("max_split_size_mb:lots").verdict),
+                 qPrintable(panel.compareList()->message()));
+        QVERIFY(panel.compareList()->isExpanded());  // opened, so the message is seen
     }
 
     void duplicatesAreListedAndComparedOnce() {

@@ -147,9 +147,7 @@ int ConfigListWidget::setEntries(const QList<ConfigListEntry>& entries) {
     if (refused.isEmpty()) {
         showMessage(QString(), false);
     } else {
-        showMessage(tr("Left out %n saved config(s) PyTorch 2.11 would refuse:\n", nullptr, static_cast<int>(refused.size())) +
-                        refused.join(QLatin1Char('\n')),
-                    true);
+        showMessage(tr("Left out of the saved list:\n") + refused.join(QLatin1Char('\n')), true);
     }
     updateControls();
     return static_cast<int>(refused.size());
@@ -234,7 +232,7 @@ QList<QPair<QString, QString>> ConfigListWidget::chosenConfigs() const {
     return out;
 }
 
-QString ConfigListWidget::message() const { return message_->isVisible() || !message_->text().isEmpty() ? message_->text() : QString(); }
+QString ConfigListWidget::message() const { return message_->text(); }
 
 bool ConfigListWidget::isExpanded() const { return toggle_->isChecked(); }
 
@@ -353,7 +351,7 @@ void ConfigListWidget::showMessage(const QString& text, bool error) {
 
 void ConfigListWidget::updateControls() {
     const int chosen = static_cast<int>(chosenConfigs().size());
-    toggle_->setText(tr("Compare w&ith: %n config(s)", nullptr, chosen));
+    toggle_->setText(chosen == 1 ? tr("Compare w&ith: 1 config") : tr("Compare w&ith: %1 configs").arg(chosen));
     const int row = list_->selectedItems().isEmpty() ? -1 : list_->currentRow();
     remove_->setEnabled(row > 0);
     addCurrent_->setEnabled(currentAccepted_);
