@@ -205,6 +205,18 @@ private slots:
         QCOMPARE(recorded.result.out.substr(plain.result.out.size()), lines);
     }
 
+    void runWithDbRunsOnce() {
+        const std::string file = path("run-once.allocscope");
+        const std::vector<std::string> args{"run", "llm-training", "--config", "expandable_segments:True"};
+        const CountedResult plain = runCounted(args);
+        const CountedResult recorded = runCounted(with(args, {"--db", file}));
+        QCOMPARE(recorded.result.code, 0);
+        QCOMPARE(recorded.programRuns, plain.programRuns);
+        QCOMPARE(recorded.result.out, plain.result.out + "run 1: llm-training · expandable_segments:True\n");
+        storage::SessionReader reader(file);
+        QVERIFY2(contains(plain.result.out, ", " + std::to_string(reader.run(1).eventCount) + " allocator events\n"), plain.result.out.c_str());
+    }
+
     // A session that cannot be opened costs nothing of the comparison: same table, then the error.
     void compareIntoANonSessionStillPrintsTheTable() {
         const std::string file = path("not-a-session.txt");

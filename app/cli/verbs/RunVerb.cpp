@@ -2,6 +2,7 @@
 // a simulated GPU (the workload's own preset unless --gpu / --total-memory say otherwise).
 // A run that ends in an OOM is a result (exit 0), not an error.
 #include <fstream>
+#include <optional>
 #include <ostream>
 
 #include "allocator/compare/CompareReport.h"
@@ -131,6 +132,17 @@ int runRun(VerbContext& ctx) {
         if (csvOut != nullptr) csv.emplace(*csvOut);
         alloc::CompareOptions options;
         options.sink = csv ? &*csv : nullptr;
+        const DbRun run{workload.name() + " · " + config.label, "demo",
+                        workload.name() + " (" + params.text() + ")" + (workload.usesSeed() ? " seed " + std::to_string(seed) : std::string()),
+                        deviceOptions.config.value_or(""), config.config};
+        // On the simulated GPU the measured run is the recorded one; a real GPU's run is recorded
+        // afterwards on the simulated device of the same size (a session stores simulated runs).
+        std::optional<DbRecorder> recorder;
+        if (db && !device->real()) {
+            recorder.emplace(*db);
+            options.observer = recorder->observeRuns(generated.program, &generated.stacks, target,
+                                                     [&run](const alloc::CompareConfig&) { return run; })(0, config);
+        }
         alloc::RunMetrics metrics;
         std::string realGpuNotes;
         if (device->real()) {
@@ -151,15 +163,19 @@ int runRun(VerbContext& ctx) {
         }
         if (file.is_open()) {
             file.flush();
-            if (!file) return badInput(ctx, "could not write the events file", *eventsCsv);
+            if (!file) {
+                if (recorder) recorder->reportRecorded(ctx, report);
+                return badInput(ctx, "could not write the events file", *eventsCsv);
+            }
         }
-        if (metrics.error) return badInput(ctx, "the generated program is invalid: " + *metrics.error, workload.name());
-        if (db) {  // the same program and config once more, into the session
-            DbRun run{workload.name() + " · " + config.label, "demo",
-                      workload.name() + " (" + params.text() + ")" + (workload.usesSeed() ? " seed " + std::to_string(seed) : std::string()),
-                      deviceOptions.config.value_or(""), config.config};
-            DbRecorder recorder(*db);
-            return recorder.recordPrograms(ctx, report, generated.program, &generated.stacks, {run}, target);
+        if (metrics.error) {
+            if (recorder) recorder->reportRecorded(ctx, report);  // recorded up to the invalid op
+            return badInput(ctx, "the generated program is invalid: " + *metrics.error, workload.name());
+        }
+        if (recorder) return recorder->reportRecorded(ctx, report);
+        if (db) {  // a real GPU's run: the same program and config on the simulated device, into the session
+            DbRecorder afterwards(*db);
+            return afterwards.recordPrograms(ctx, report, generated.program, &generated.stacks, {run}, target);
         }
         return kExitOk;
     } catch (const alloc::WorkloadError& e) {
