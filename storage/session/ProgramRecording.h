@@ -2,9 +2,10 @@
 // Recording into a session, in one call: a program (a demo workload, a comparison's run) run
 // through a fresh CachingAllocator on a SimulatedDevice, or a recorded trace (PyTorch snapshot,
 // RMM CSV) replayed under its own settings. Both become new runs of the writer's session with
-// their events, statistics, stacks and phases. The CLI verbs (`run`/`compare`/`recommend`/
-// `replay --db`, `import`, `demo`) and the GUI's background jobs call these; nothing else builds
-// runs by hand.
+// their events, statistics, stacks and phases. The CLI verbs (`replay --db`, `import`, `demo`)
+// and the GUI's background jobs call these; `run`/`compare`/`recommend --db` record the runs they
+// measure through the same RecordingObserver that recordProgram uses. Nothing else builds runs
+// by hand.
 #include <cstdint>
 #include <functional>
 #include <optional>
