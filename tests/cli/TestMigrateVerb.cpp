@@ -127,6 +127,32 @@ private slots:
         }
     }
 
+    // The step every user file of the previous release takes: schema 2 (heatmaps with active /
+    // reserved shares only) to 3. The file is reshaped from a current one, so this case only holds
+    // while 3 is the current schema.
+    void schemaTwoIsMigratedIntoANewFile() {
+        if (storage::kSchemaVersion != 3) QSKIP("reshapes a schema-3 file into schema 2");
+        const std::string old = copyOfGood("v2.allocscope");
+        execOn(old,
+               "ALTER TABLE heatmap RENAME TO heatmap_v3;"
+               "CREATE TABLE heatmap (run INTEGER PRIMARY KEY REFERENCES run(id), columns INTEGER NOT NULL, "
+               "rows INTEGER NOT NULL, column_events BLOB NOT NULL, axis BLOB NOT NULL, active BLOB NOT NULL, "
+               "reserved BLOB NOT NULL);"
+               "INSERT INTO heatmap SELECT run, columns, rows, column_events, axis, zeroblob(columns * rows), "
+               "zeroblob(columns * rows) FROM heatmap_v3;"
+               "DROP TABLE heatmap_v3; PRAGMA user_version = 2");
+        const std::string before = readAll(old);
+        const std::string target = path("v2-migrated.allocscope");
+        const CliResult r = runInProcess({"migrate", old, target});
+        QCOMPARE(r.code, 0);
+        QCOMPARE(r.out, "migrated " + old + " from schema 2 to schema 3 into " + target + " (3 runs)\n");
+        QCOMPARE(readAll(old), before);
+        QVERIFY(!sidecarsBeside(old));
+        const CliResult info = runInProcess({"info", target});
+        QCOMPARE(info.code, 0);
+        QVERIFY2(contains(info.out, "(schema 3), 3 runs"), info.out.c_str());
+    }
+
     void anExistingTargetIsNeverTouched() {
         const std::string old = schemaOne("v1-existing.allocscope");
         const std::string target = make("taken.allocscope", "someone's notes\n");
