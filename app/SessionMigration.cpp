@@ -9,6 +9,7 @@
 #include <QMessageBox>
 #include <QPointer>
 #include <QPushButton>
+#include <QSet>
 #include <QStandardPaths>
 #include <QStatusBar>
 
@@ -28,6 +29,17 @@ namespace {
 SessionMigration::Prompts& prompts() {
     static SessionMigration::Prompts instance;
     return instance;
+}
+
+// The copies that background jobs are writing now (absolute paths). A second migration into one
+// of them would find the file half written, fail, and remove the first one's copy.
+QSet<QString>& targetsInFlight() {
+    static QSet<QString> targets;
+    return targets;
+}
+
+bool taken(const QString& path) {
+    return QFileInfo::exists(path) || targetsInFlight().contains(QFileInfo(path).absoluteFilePath());
 }
 
 // Removes a copy that did not come out whole, and any journal SQLite left beside it. Only called
@@ -92,7 +104,7 @@ QString SessionMigration::suggestedTarget(const QString& source) {
     }
     const QString base = info.completeBaseName() + QStringLiteral("-v%1").arg(storage::kSchemaVersion);
     QString candidate = QDir(folder).filePath(base + QStringLiteral(".allocscope"));
-    for (int n = 2; QFileInfo::exists(candidate) && n < 10000; ++n) {
+    for (int n = 2; taken(candidate) && n < 10000; ++n) {
         candidate = QDir(folder).filePath(base + QStringLiteral("-%1.allocscope").arg(n));
     }
     return candidate;
@@ -142,14 +154,25 @@ bool SessionMigration::offer(QWidget* parent, const QString& source, std::functi
         showStatus(parent, tr("Migration cancelled"));
         return true;
     }
+    const QString absoluteTarget = QFileInfo(target).absoluteFilePath();
+    if (targetsInFlight().contains(absoluteTarget)) {
+        QMessageBox::warning(parent, tr("Migration refused"),
+                             tr("%1 is being written by another migration right now; choose another name.")
+                                 .arg(QDir::toNativeSeparators(target)));
+        return true;
+    }
+    targetsInFlight().insert(absoluteTarget);
     auto* job = new BackgroundJob(tr("Migrating %1").arg(QFileInfo(source).fileName()),
                                   [source, target](BackgroundJob&) { migrate(source, target); }, parent);
-    // The busy cursor goes with the job: at its end, or when the window (and with it the job) is
-    // destroyed before the copy is written.
-    auto cursorHeld = std::make_shared<bool>(true);
-    const auto releaseCursor = [cursorHeld] {
-        if (*cursorHeld) QApplication::restoreOverrideCursor();
-        *cursorHeld = false;
+    // The busy cursor and the claim on the target go with the job: at its end, or when the
+    // window (and with it the job) is destroyed before the copy is written.
+    auto claimed = std::make_shared<bool>(true);
+    const auto releaseCursor = [claimed, absoluteTarget] {
+        if (*claimed) {
+            QApplication::restoreOverrideCursor();
+            targetsInFlight().remove(absoluteTarget);
+        }
+        *claimed = false;
     };
     auto failure = std::make_shared<QString>();
     QObject::connect(job, &BackgroundJob::failed, job, [failure](const QString& message) { *failure = message; });

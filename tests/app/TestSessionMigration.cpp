@@ -155,6 +155,31 @@ private slots:
         QVERIFY(!window.recentFiles().contains(QFileInfo(old).absoluteFilePath()));
     }
 
+    // While a copy is being written its name is taken: not suggested again, and a second
+    // migration into it is refused instead of failing and removing the first copy.
+    void aCopyBeingWrittenIsNotAVictimOfASecondMigration() {
+        const QString old = schemaOne("twice.allocscope");
+        target_ = dir_.filePath(QStringLiteral("twice-v%1.allocscope").arg(storage::kSchemaVersion));  // the suggestion
+        MessageBoxCatcher boxes;
+        MainWindow window;
+        window.openFile(old);
+        // The job's end is only handled by the event loop, which has not run yet.
+        QVERIFY(window.currentFile().isEmpty());
+        QCOMPARE(SessionMigration::suggestedTarget(old),
+                 dir_.filePath(QStringLiteral("twice-v%1-2.allocscope").arg(storage::kSchemaVersion)));
+        window.openFile(old);
+        QCOMPARE(asked_.size(), 2);
+        QTRY_COMPARE_WITH_TIMEOUT(QFileInfo(window.currentFile()), QFileInfo(target_), kTimeout);
+        QCOMPARE(boxes.texts.size(), 1);
+        QVERIFY2(boxes.texts.first().contains("another migration"), qPrintable(boxes.texts.first()));
+        storage::SessionReader copy(target_.toStdString());
+        QCOMPARE(copy.runs().size(), std::size_t(2));
+        QCOMPARE(QApplication::overrideCursor(), nullptr);
+        // Once the job is over the claim is gone: the name is free again when the file is.
+        QVERIFY(QFile::remove(target_));
+        QCOMPARE(SessionMigration::suggestedTarget(old), target_);
+    }
+
     void theSuggestedNameIsFreeAndBesideTheOriginal() {
         const QString old = schemaOne("taken.allocscope");
         const QString first = dir_.filePath(QStringLiteral("taken-v%1.allocscope").arg(storage::kSchemaVersion));
