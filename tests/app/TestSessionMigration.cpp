@@ -5,6 +5,7 @@
 // and a failing migration write nothing; current, newer and foreign files never ask.
 #include <QtTest>
 
+#include <QAbstractButton>
 #include <QCryptographicHash>
 #include <QMessageBox>
 #include <QSettings>
@@ -97,14 +98,8 @@ class TestSessionMigration : public QObject {
         return path;
     }
 
-private slots:
-    void initTestCase() {
-        QCoreApplication::setOrganizationName("AllocScopeTest");
-        QCoreApplication::setApplicationName("TestSessionMigration");
-        QSettings().clear();
-        QVERIFY(dir_.isValid());
-        good_ = dir_.filePath("good.allocscope");
-        testing::recordFrag101(good_, {"", "expandable_segments:True"});
+    // The prompts every case but one answers through.
+    void installPrompts() {
         SessionMigration::setPromptsForTesting({
             [this](const QString& source, int schema) {
                 asked_ << source;
@@ -116,6 +111,17 @@ private slots:
                 return target_;
             },
         });
+    }
+
+private slots:
+    void initTestCase() {
+        QCoreApplication::setOrganizationName("AllocScopeTest");
+        QCoreApplication::setApplicationName("TestSessionMigration");
+        QSettings().clear();
+        QVERIFY(dir_.isValid());
+        good_ = dir_.filePath("good.allocscope");
+        testing::recordFrag101(good_, {"", "expandable_segments:True"});
+        installPrompts();
     }
 
     void cleanupTestCase() { SessionMigration::setPromptsForTesting({}); }
@@ -296,6 +302,37 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(boxes.texts.size(), 1, kTimeout);
         QVERIFY2(boxes.texts.first().contains(says), qPrintable(boxes.texts.first()));
         QVERIFY(window.currentFile().isEmpty());
+    }
+
+    // Without the test prompts the user sees the real question with Migrate… / Cancel; Cancel
+    // writes nothing and shows no error.
+    void theRealQuestionOffersMigrateOrCancel() {
+        const QString old = schemaOne("asked.allocscope");
+        const QStringList beforeFiles = QDir(dir_.path()).entryList(QDir::Files);
+        SessionMigration::setPromptsForTesting({});
+        QString text;
+        QStringList buttons;
+        QTimer clicker;
+        clicker.setInterval(20);
+        connect(&clicker, &QTimer::timeout, [&] {
+            for (QWidget* w : QApplication::topLevelWidgets()) {
+                auto* box = qobject_cast<QMessageBox*>(w);
+                if (!box || !box->isVisible()) continue;
+                text = box->text();
+                for (QAbstractButton* b : box->buttons()) buttons << b->text().remove('&');
+                box->button(QMessageBox::Cancel)->click();
+            }
+        });
+        clicker.start();
+        MainWindow window;
+        window.openFile(old);
+        clicker.stop();
+        installPrompts();
+        QCOMPARE(text, QStringLiteral("This session was written by an older AllocScope (schema 1). Migrate it into a copy?"));
+        buttons.sort();
+        QCOMPARE(buttons, QStringList({"Cancel", "Migrate…"}));
+        QVERIFY(window.currentFile().isEmpty());
+        QCOMPARE(QDir(dir_.path()).entryList(QDir::Files), beforeFiles);
     }
 
     void aCurrentSessionOpensWithoutAsking() {
