@@ -593,8 +593,8 @@ void MainWindow::refreshRuns(int selectAfter) {
     const QString path = doc_->path();
     // The first read of a file just opened also checks every page (off the GUI thread).
     const bool verify = doc_->takeIntegrityCheck();
-    auto* job = new BackgroundJob(verify ? tr("Checking the session") : tr("Reading runs"), [this, path, verify](BackgroundJob& self) {
-        storage::SessionReader reader(path.toStdString(), verify);
+    auto* job = new BackgroundJob(tr("Reading runs"), [this, path, verify](BackgroundJob& self) {
+        storage::SessionReader reader(path.toStdString(), false);
         views::RunListData runs = toRunListData(reader.runs());
         self.deliver([this, path, runs = std::move(runs)]() mutable {
             if (!doc_ || doc_->path() != path) return;
@@ -610,6 +610,8 @@ void MainWindow::refreshRuns(int selectAfter) {
                 runList_->selectRun(select);
             }
         });
+        // Then every page, once the runs are on screen: a failure closes the document.
+        if (verify) storage::SessionReader(path.toStdString(), true);
     }, this);
     connect(job, &BackgroundJob::failed, this, [this, path, verify](const QString& message) {
         if (!verify || !doc_ || doc_->path() != path) {
