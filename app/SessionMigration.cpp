@@ -100,7 +100,8 @@ QString SessionMigration::suggestedTarget(const QString& source) {
     QString folder = info.absolutePath();
     if (!QFileInfo(folder).isWritable()) {
         folder = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
-        if (folder.isEmpty()) folder = QDir::homePath();
+        const QFileInfo documents(folder);
+        if (folder.isEmpty() || !documents.isDir() || !documents.isWritable()) folder = QDir::homePath();
     }
     const QString base = info.completeBaseName() + QStringLiteral("-v%1").arg(storage::kSchemaVersion);
     QString candidate = QDir(folder).filePath(base + QStringLiteral(".allocscope"));

@@ -32,8 +32,8 @@ public:
     static std::optional<int> olderSchemaOf(const QString& path);
 
     // Where the copy goes by default: "<name>-v<M>.allocscope" beside the original, or in the
-    // user's documents folder when the original's folder is not writable; "-2", "-3", … are
-    // appended while that name is taken.
+    // user's documents folder (or home, when there is none) when the original's folder is not
+    // writable; "-2", "-3", … are appended while that name is taken.
     static QString suggestedTarget(const QString& source);
 
     // Migrates `source` into `target` (which must not exist) and checks that the copy opens as an

@@ -206,8 +206,9 @@ private slots:
         const QString suggested = SessionMigration::suggestedTarget(old);
         QFile(locked.path()).setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
         if (writable) QSKIP("the folder stays writable (running as root)");
-        const QString documents = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
-        QCOMPARE(QFileInfo(suggested).absolutePath(), QFileInfo(documents.isEmpty() ? QDir::homePath() : documents).absoluteFilePath());
+        const QFileInfo documents(QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation));
+        const bool usable = !documents.filePath().isEmpty() && documents.isDir() && documents.isWritable();
+        QCOMPARE(QFileInfo(suggested).absolutePath(), usable ? documents.absoluteFilePath() : QFileInfo(QDir::homePath()).absoluteFilePath());
         QCOMPARE(QFileInfo(suggested).fileName(), QStringLiteral("locked-v%1.allocscope").arg(storage::kSchemaVersion));
     }
 
