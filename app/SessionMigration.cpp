@@ -21,7 +21,6 @@
 #include "storage/session/SessionError.h"
 #include "storage/session/SessionReader.h"
 #include "storage/session/SessionSchema.h"
-#include "storage/session/SqliteDb.h"
 
 namespace allocscope::app {
 namespace {
@@ -85,10 +84,7 @@ void SessionMigration::setPromptsForTesting(Prompts p) { prompts() = std::move(p
 std::optional<int> SessionMigration::olderSchemaOf(const QString& path) {
     const std::string file = path.toStdString();
     try {
-        storage::SessionSchema::checkFileHeader(file);
-        const storage::SqliteDb db(file, storage::SqliteDb::Mode::ReadOnly);
-        if (db.queryInt("PRAGMA application_id") != storage::kApplicationId) return std::nullopt;
-        const std::int64_t version = db.queryInt("PRAGMA user_version");
+        const std::int64_t version = storage::SessionSchema::storedVersion(file);
         if (version < storage::kSchemaVersion) return static_cast<int>(version);
     } catch (const storage::SessionError&) {
     }

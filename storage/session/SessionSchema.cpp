@@ -160,6 +160,23 @@ void SessionSchema::checkFileHeader(const std::string& path) {
     if (in.gcount() < 100) throw SessionError("the session file is damaged: truncated header", path);
 }
 
+std::int64_t SessionSchema::storedVersion(const std::string& path) {
+    checkFileHeader(path);
+    std::int64_t appId = 0;
+    std::int64_t version = 0;
+    try {
+        SqliteDb db(path, SqliteDb::Mode::ReadOnly);
+        appId = db.queryInt("PRAGMA application_id");
+        version = db.queryInt("PRAGMA user_version");
+    } catch (const SessionError& e) {
+        throw SessionError("not an AllocScope session or damaged: " + e.problem(), path);
+    }
+    if (appId != kApplicationId) {
+        throw SessionError("not an AllocScope session (a SQLite database of another application)", path);
+    }
+    return version;
+}
+
 void SessionSchema::validate(SqliteDb& db, bool integrityCheck) {
     const std::string& path = db.path();
     std::int64_t appId = 0;
@@ -256,11 +273,8 @@ void SessionSchema::migrateToCopy(const std::string& source, const std::string& 
     // steps then run on the copy only.
     std::error_code ec;
     if (std::filesystem::exists(target, ec)) throw SessionError("the migration target already exists", target);
+    const std::int64_t version = storedVersion(source);
     SqliteDb in(source, SqliteDb::Mode::ReadOnly);
-    const std::int64_t version = in.queryInt("PRAGMA user_version");
-    if (in.queryInt("PRAGMA application_id") != kApplicationId) {
-        throw SessionError("not an AllocScope session (a SQLite database of another application)", source);
-    }
     if (version > kSchemaVersion) throw SessionError("session written by a newer AllocScope", source);
     SqliteStatement vacuum = in.prepare("VACUUM INTO ?");
     vacuum.bind(1, std::string_view(target));

@@ -18,6 +18,10 @@ public:
     static void validate(SqliteDb& db, bool integrityCheck = true);
     // Checks the first bytes of a file before SQLite sees it (empty, not SQLite at all).
     static void checkFileHeader(const std::string& path);
+    // The schema version a session file was written with, read-only and before any other check
+    // (so older and newer files can be told apart). Throws SessionError when the file is not an
+    // AllocScope session at all (missing, empty, not SQLite, another application's database).
+    static std::int64_t storedVersion(const std::string& path);
     // Copies an older session into `target` and upgrades the copy to kSchemaVersion.
     // The source is only read; a failed migration leaves no target behind.
     static void migrateToCopy(const std::string& source, const std::string& target);

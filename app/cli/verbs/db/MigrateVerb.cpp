@@ -10,7 +10,6 @@
 #include "storage/session/SchemaVersion.h"
 #include "storage/session/SessionReader.h"
 #include "storage/session/SessionSchema.h"
-#include "storage/session/SqliteDb.h"
 
 namespace allocscope::cli {
 namespace {
@@ -20,25 +19,6 @@ constexpr const char* kUsage = "usage: allocscope-cli migrate OLD NEW";
 int usage(VerbContext& ctx, const std::string& problem) {
     ctx.err << "allocscope-cli: migrate: " << problem << "\n" << kUsage << "\n";
     return kExitUsage;
-}
-
-// The schema version OLD was written with. Throws SessionError when OLD is not an AllocScope
-// session at all (missing, empty, not SQLite, another application's database, unreadable).
-std::int64_t storedSchema(const std::string& path) {
-    storage::SessionSchema::checkFileHeader(path);
-    std::int64_t appId = 0;
-    std::int64_t version = 0;
-    try {
-        storage::SqliteDb db(path, storage::SqliteDb::Mode::ReadOnly);
-        appId = db.queryInt("PRAGMA application_id");
-        version = db.queryInt("PRAGMA user_version");
-    } catch (const storage::SessionError& e) {
-        throw storage::SessionError("not an AllocScope session or damaged: " + e.problem(), path);
-    }
-    if (appId != storage::kApplicationId) {
-        throw storage::SessionError("not an AllocScope session (a SQLite database of another application)", path);
-    }
-    return version;
 }
 
 // Removes a partly written target and any journal SQLite left beside it. Only called for a
@@ -80,7 +60,7 @@ int runMigrate(VerbContext& ctx) {
 
     std::int64_t from = 0;
     try {
-        from = storedSchema(source);
+        from = storage::SessionSchema::storedVersion(source);
     } catch (const storage::SessionError& e) {
         return reportSessionError(ctx, e);
     }
