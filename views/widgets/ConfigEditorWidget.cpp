@@ -37,7 +37,7 @@ ConfigEditorWidget::ConfigEditorWidget(QWidget* parent)
     raw_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     raw_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     raw_->setTabChangesFocus(true);
-    raw_->setPlaceholderText(tr("empty = PyTorch's defaults, e.g. expandable_segments:True"));
+    raw_->setPlaceholderText(tr("empty: PyTorch's defaults"));  // short: the line is one row high
     const int lineHeight = QFontMetrics(raw_->font()).lineSpacing();
     raw_->setFixedHeight(lineHeight + 2 * static_cast<int>(raw_->document()->documentMargin()) + 2 * raw_->frameWidth() + 2);
     raw_->installEventFilter(this);
