@@ -219,11 +219,15 @@ void HeatmapPlot::paintAddressAxis(QPainter& painter, const QRect& plot) const {
         lastLabelY = y;
     };
     if (data_.rawAddresses || data_.ranges.size() <= 1) {
+        // Ticks at round addresses: a power-of-two step (segments are aligned to such sizes), so
+        // the labels read 0x7f0004000000 rather than 0x7f0003c55555.
         const quint64 low = data_.ranges.empty() ? 0 : data_.ranges.front().start;
         const int ticks = std::max(2, plot.height() / (3 * fm.height()));
-        for (int i = 0; i <= ticks; ++i) {
-            const quint64 offset = axisBytes_ / static_cast<quint64>(ticks) * static_cast<quint64>(i);
-            label(static_cast<int>(std::lround(yForAxisOffset(offset))), Formatting::address(low + offset), i == 0);
+        quint64 step = 1;
+        while (step < axisBytes_ / static_cast<quint64>(ticks)) step <<= 1;
+        label(static_cast<int>(std::lround(yForAxisOffset(0))), Formatting::address(low), true);
+        for (quint64 address = (low / step + 1) * step; address - low <= axisBytes_; address += step) {
+            label(static_cast<int>(std::lround(yForAxisOffset(address - low))), Formatting::address(address), false);
         }
         return;
     }
