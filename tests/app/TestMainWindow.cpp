@@ -15,6 +15,7 @@
 #include <QSpinBox>
 #include <QPlainTextEdit>
 
+#include "MessageBoxCatcher.h"
 #include "app/ComparePage.h"
 #include "app/ExperimentPanel.h"
 #include "app/MainWindow.h"
@@ -47,27 +48,7 @@ Q_DECLARE_METATYPE(views::ThemeChoice)
 namespace {
 constexpr int kTimeout = 30000;
 
-// Message boxes are modal: answer each one and remember what it said.
-class MessageBoxCatcher : public QObject {
-public:
-    QStringList texts;
-    MessageBoxCatcher() {
-        timer_.setInterval(20);
-        QObject::connect(&timer_, &QTimer::timeout, [this] {
-            for (QWidget* w : QApplication::topLevelWidgets()) {
-                auto* box = qobject_cast<QMessageBox*>(w);
-                if (box && box->isVisible()) {
-                    texts << box->text();
-                    box->done(QMessageBox::Ok);
-                }
-            }
-        });
-        timer_.start();
-    }
-
-private:
-    QTimer timer_;
-};
+using testing::MessageBoxCatcher;
 
 QByteArray fileHash(const QString& path) {
     QFile f(path);

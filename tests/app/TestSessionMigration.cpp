@@ -13,6 +13,7 @@
 
 #include <optional>
 
+#include "MessageBoxCatcher.h"
 #include "SessionFixture.h"
 #include "app/MainWindow.h"
 #include "app/SessionMigration.h"
@@ -29,27 +30,7 @@ namespace storage = allocscope::storage;
 namespace {
 constexpr int kTimeout = 30000;
 
-// Message boxes are modal: answer each one and remember what it said.
-class MessageBoxCatcher {
-public:
-    QStringList texts;
-    MessageBoxCatcher() {
-        timer_.setInterval(20);
-        QObject::connect(&timer_, &QTimer::timeout, [this] {
-            for (QWidget* w : QApplication::topLevelWidgets()) {
-                auto* box = qobject_cast<QMessageBox*>(w);
-                if (box && box->isVisible()) {
-                    texts << box->text();
-                    box->done(QMessageBox::Ok);
-                }
-            }
-        });
-        timer_.start();
-    }
-
-private:
-    QTimer timer_;
-};
+using testing::MessageBoxCatcher;
 
 QByteArray fileHash(const QString& path) {
     QFile f(path);

@@ -13,6 +13,7 @@
 #include "storage/session/SessionReader.h"
 #include "storage/session/SqliteDb.h"
 #include "tests/cli/InProcessCli.h"
+#include "tests/storage/SchemaTwoFile.h"
 
 using namespace allocscope;
 using clitest::CliResult;
@@ -133,14 +134,7 @@ private slots:
     void schemaTwoIsMigratedIntoANewFile() {
         if (storage::kSchemaVersion != 3) QSKIP("reshapes a schema-3 file into schema 2");
         const std::string old = copyOfGood("v2.allocscope");
-        execOn(old,
-               "ALTER TABLE heatmap RENAME TO heatmap_v3;"
-               "CREATE TABLE heatmap (run INTEGER PRIMARY KEY REFERENCES run(id), columns INTEGER NOT NULL, "
-               "rows INTEGER NOT NULL, column_events BLOB NOT NULL, axis BLOB NOT NULL, active BLOB NOT NULL, "
-               "reserved BLOB NOT NULL);"
-               "INSERT INTO heatmap SELECT run, columns, rows, column_events, axis, zeroblob(columns * rows), "
-               "zeroblob(columns * rows) FROM heatmap_v3;"
-               "DROP TABLE heatmap_v3; PRAGMA user_version = 2");
+        storagetest::rewriteAsSchemaTwo(old);
         const std::string before = readAll(old);
         const std::string target = path("v2-migrated.allocscope");
         const CliResult r = runInProcess({"migrate", old, target});

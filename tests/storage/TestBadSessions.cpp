@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "SchemaTwoFile.h"
 #include "StorageTestSupport.h"
 #include "storage/session/HeatmapQuery.h"
 #include "storage/session/SessionError.h"
@@ -38,17 +39,6 @@ class TestBadSessions : public QObject {
     static void execOn(const std::string& path, const std::string& sql) {
         storage::SqliteDb db(path, storage::SqliteDb::Mode::ReadWriteCreate);
         db.exec(sql);
-    }
-    // Rewrites a current session's heatmap table the way schema 2 stored it.
-    static void makeSchemaTwo(const std::string& path) {
-        execOn(path,
-               "ALTER TABLE heatmap RENAME TO heatmap_v3;"
-               "CREATE TABLE heatmap (run INTEGER PRIMARY KEY REFERENCES run(id), columns INTEGER NOT NULL, "
-               "rows INTEGER NOT NULL, column_events BLOB NOT NULL, axis BLOB NOT NULL, active BLOB NOT NULL, "
-               "reserved BLOB NOT NULL);"
-               "INSERT INTO heatmap SELECT run, columns, rows, column_events, axis, zeroblob(columns * rows), "
-               "zeroblob(columns * rows) FROM heatmap_v3;"
-               "DROP TABLE heatmap_v3; PRAGMA user_version = 2");
     }
 
 private slots:
@@ -181,7 +171,7 @@ private slots:
     // schema-3 recording stores for the same run.
     void schemaTwoHeatmapsAreRecomputed() {
         const std::string v2 = copyOfGood("schema2.allocscope");
-        makeSchemaTwo(v2);
+        storagetest::rewriteAsSchemaTwo(v2);
         const std::string before = readAll(v2);
         try {
             storage::SessionReader refused(v2);
@@ -212,7 +202,7 @@ private slots:
     // with a clear message and leaves no half-written copy.
     void failedMigrationLeavesNoCopy() {
         const std::string v2 = copyOfGood("schema2-bad.allocscope");
-        makeSchemaTwo(v2);
+        storagetest::rewriteAsSchemaTwo(v2);
         execOn(v2, "UPDATE heatmap SET column_events = x'ffffffff0f' || substr(column_events, 6) WHERE run = 2");
         const std::string before = readAll(v2);
         const std::string copy = dir_.filePath("schema2-bad-migrated.allocscope").toStdString();
