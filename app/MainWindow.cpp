@@ -433,7 +433,10 @@ void MainWindow::openFiles(const QStringList& paths) {
             }
         } catch (const storage::SessionError& e) {
             // An older schema is not an error to show but a copy to offer (SessionMigration).
-            if (SessionMigration::offer(this, path, [this](const QString& copy) { openFile(copy); })) continue;
+            if (SessionMigration::offer(this, path, [this](const QString& copy) { openFile(copy); },
+                                        [this](BackgroundJob* job) { showJobProgress(job); })) {
+                continue;
+            }
             error(tr("Cannot open session"),
                   tr("AllocScope cannot open the session\n%1\n\n%2%3").arg(path, QString::fromStdString(e.problem()), where(e)));
         }
@@ -580,6 +583,20 @@ void MainWindow::startJob(BackgroundJob* job, const QString& doneMessage) {
         emit jobFinished(failedMessage->isEmpty() && !cancelled);
     });
     job->start();
+}
+
+void MainWindow::showJobProgress(BackgroundJob* job) {
+    // A job that is not the document's (a migration): the same progress bar and Cancel button.
+    progress_->setValue(0);
+    progress_->show();
+    cancel_->show();
+    connect(job, &BackgroundJob::progress, progress_, &QProgressBar::setValue);
+    connect(cancel_, &QPushButton::clicked, job, &BackgroundJob::cancel);
+    connect(job, &BackgroundJob::finished, this, [this] {
+        if (!jobs_.isEmpty()) return;
+        progress_->hide();
+        cancel_->hide();
+    });
 }
 
 void MainWindow::cancelJobs() {

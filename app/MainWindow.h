@@ -130,6 +130,7 @@ private:
     bool ensureWritableDocument();
     void importTraces(const QStringList& paths);
     void startJob(BackgroundJob* job, const QString& doneMessage);
+    void showJobProgress(BackgroundJob* job);
     void error(const QString& title, const QString& message);
 
     void onRunSelected(int number);

@@ -107,7 +107,8 @@ QString SessionMigration::suggestedTarget(const QString& source) {
     return candidate;
 }
 
-void SessionMigration::migrate(const QString& source, const QString& target) {
+void SessionMigration::migrate(const QString& source, const QString& target,
+                               const std::function<bool(quint64 done, quint64 total)>& progress) {
     if (QFileInfo::exists(target) || QFileInfo(target).isSymLink()) {
         throw std::runtime_error(tr("%1 already exists; a migration never overwrites a file, choose a new name.")
                                      .arg(QDir::toNativeSeparators(target))
@@ -116,7 +117,9 @@ void SessionMigration::migrate(const QString& source, const QString& target) {
     const std::string from = source.toStdString();
     const std::string to = target.toStdString();
     try {
-        storage::SessionSchema::migrateToCopy(from, to);
+        storage::SessionSchema::migrateToCopy(from, to, [&progress](std::uint64_t done, std::uint64_t total) {
+            return !progress || progress(done, total);
+        });
     } catch (const storage::SessionError& e) {
         removeCopy(target);
         throw std::runtime_error(tr("The migration into %1 failed: %2 (%3). Nothing was kept there.")
@@ -139,7 +142,8 @@ void SessionMigration::migrate(const QString& source, const QString& target) {
     }
 }
 
-bool SessionMigration::offer(QWidget* parent, const QString& source, std::function<void(const QString& copy)> open) {
+bool SessionMigration::offer(QWidget* parent, const QString& source, std::function<void(const QString& copy)> open,
+                             std::function<void(BackgroundJob* job)> started) {
     const std::optional<int> schema = olderSchemaOf(source);
     if (!schema) return false;
     if (!askUser(parent, source, *schema)) {
@@ -160,7 +164,13 @@ bool SessionMigration::offer(QWidget* parent, const QString& source, std::functi
     }
     targetsInFlight().insert(absoluteTarget);
     auto* job = new BackgroundJob(tr("Migrating %1").arg(QFileInfo(source).fileName()),
-                                  [source, target](BackgroundJob&) { migrate(source, target); }, parent);
+                                  [source, target](BackgroundJob& self) {
+                                      migrate(source, target, [&self](quint64 done, quint64 total) {
+                                          self.reportProgress(done, total);
+                                          return !self.isCancelled();
+                                      });
+                                  },
+                                  parent);
     // The busy cursor and the claim on the target go with the job: at its end, or when the
     // window (and with it the job) is destroyed before the copy is written.
     auto claimed = std::make_shared<bool>(true);
@@ -178,6 +188,10 @@ bool SessionMigration::offer(QWidget* parent, const QString& source, std::functi
                                                           releaseCursor, open = std::move(open)] {
         releaseCursor();
         job->deleteLater();
+        if (job->isCancelled()) {
+            showStatus(parent, tr("Migration cancelled: nothing was written"));
+            return;
+        }
         if (!failure->isEmpty()) {
             showStatus(parent, tr("Migration failed"));
             QMessageBox::warning(parent, tr("Migration failed"), *failure);
@@ -189,6 +203,7 @@ bool SessionMigration::offer(QWidget* parent, const QString& source, std::functi
     QApplication::setOverrideCursor(Qt::BusyCursor);
     showStatus(parent, tr("Migrating %1 into %2…").arg(QDir::toNativeSeparators(source), QDir::toNativeSeparators(target)));
     job->start();
+    if (started) started(job);
     return true;
 }
 

@@ -14,6 +14,8 @@ class QWidget;
 
 namespace allocscope::app {
 
+class BackgroundJob;
+
 class SessionMigration {
     Q_DECLARE_TR_FUNCTIONS(SessionMigration)
 public:
@@ -38,14 +40,19 @@ public:
 
     // Migrates `source` into `target` (which must not exist) and checks that the copy opens as an
     // intact session. Throws std::runtime_error with a sentence naming the file; then nothing is
-    // left at `target`. Blocking: runs in a background job.
-    static void migrate(const QString& source, const QString& target);
+    // left at `target`. Blocking: runs in a background job. `progress(done, total)` follows the
+    // replay of the runs; returning false cancels (nothing is left at `target` then either).
+    static void migrate(const QString& source, const QString& target,
+                        const std::function<bool(quint64 done, quint64 total)>& progress = {});
 
     // If `source` is an older session: asks the user, asks for the target, migrates in the
     // background (a child job of `parent`, busy cursor, status bar message) and calls
     // open(copy) on the GUI thread once the copy is written; failures are shown in a message box.
     // Returns false when `source` is not an older session, so the caller reports its own error.
-    static bool offer(QWidget* parent, const QString& source, std::function<void(const QString& copy)> open);
+    // `started(job)` lets the window show the job's progress and offer Cancel (a cancelled
+    // migration keeps nothing and shows no error).
+    static bool offer(QWidget* parent, const QString& source, std::function<void(const QString& copy)> open,
+                      std::function<void(BackgroundJob* job)> started = {});
 };
 
 }  // namespace allocscope::app

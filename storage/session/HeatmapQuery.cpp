@@ -74,7 +74,8 @@ HeatmapGrid HeatmapQuery::build(SessionReader& reader, int run, std::uint64_t fi
     return HeatmapRaster::rasterize(samples, rows);
 }
 
-std::vector<HeatmapSample> HeatmapQuery::sampleAt(SessionReader& reader, int run, const std::vector<std::uint64_t>& seqs) {
+std::vector<HeatmapSample> HeatmapQuery::sampleAt(SessionReader& reader, int run, const std::vector<std::uint64_t>& seqs,
+                                                  const std::function<bool(std::uint64_t seq)>& progress) {
     // Stats fixups do not change the layout, so the events alone are replayed.
     std::vector<HeatmapSample> samples;
     if (seqs.empty()) return samples;
@@ -92,6 +93,7 @@ std::vector<HeatmapSample> HeatmapQuery::sampleAt(SessionReader& reader, int run
                 model.apply(e);
                 while (next < seqs.size() && e.seq == seqs[next]) samples.push_back(HeatmapRaster::sample(model, seqs[next++]));
             }
+            if (progress && !events.empty() && !progress(events.back().seq)) return false;
             return next < seqs.size();
         });
     }

@@ -4,6 +4,7 @@
 // replaying the window from the nearest keyframe, with the axis made of the ranges reserved
 // inside the window.
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "storage/session/HeatmapRaster.h"
@@ -23,8 +24,10 @@ public:
     // The stored grid as recorded (1,024..2,048 columns); nullopt for runs without one.
     static std::optional<HeatmapGrid> stored(SessionReader& reader, int run);
     // The layout sampled right after each of `seqs` (ascending, within the run), replayed once
-    // from the keyframe nearest the first.
-    static std::vector<HeatmapSample> sampleAt(SessionReader& reader, int run, const std::vector<std::uint64_t>& seqs);
+    // from the keyframe nearest the first. `progress(seq)` is called after each chunk of events
+    // replayed; when it returns false the replay stops and the samples so far are returned.
+    static std::vector<HeatmapSample> sampleAt(SessionReader& reader, int run, const std::vector<std::uint64_t>& seqs,
+                                               const std::function<bool(std::uint64_t seq)>& progress = {});
 };
 
 }  // namespace allocscope::storage

@@ -268,7 +268,7 @@ void SessionSchema::validate(SqliteDb& db, bool integrityCheck) {
     }
 }
 
-void SessionSchema::migrateToCopy(const std::string& source, const std::string& target) {
+void SessionSchema::migrateToCopy(const std::string& source, const std::string& target, const Progress& progress) {
     // The copy is made through SQLite (never a byte copy of a possibly hot file); the upgrade
     // steps then run on the copy only.
     std::error_code ec;
@@ -281,7 +281,7 @@ void SessionSchema::migrateToCopy(const std::string& source, const std::string& 
     vacuum.run();
     in.close();
     try {
-        upgradeCopy(target, version);
+        upgradeCopy(target, version, progress);
     } catch (...) {
         // A half-upgraded copy is worth nothing and would be refused or mislead: remove it.
         for (const char* suffix : {"", "-journal", "-wal", "-shm"}) std::filesystem::remove(target + suffix, ec);
@@ -289,7 +289,7 @@ void SessionSchema::migrateToCopy(const std::string& source, const std::string& 
     }
 }
 
-void SessionSchema::upgradeCopy(const std::string& target, std::int64_t version) {
+void SessionSchema::upgradeCopy(const std::string& target, std::int64_t version, const Progress& progress) {
     // Upgrade steps from `version` to kSchemaVersion, on the copy only, in one transaction.
     {
         SqliteDb out(target, SqliteDb::Mode::ReadWriteCreate);
@@ -312,9 +312,16 @@ void SessionSchema::upgradeCopy(const std::string& target, std::int64_t version)
     std::vector<std::pair<int, HeatmapGrid>> grids;
     {
         SessionReader reader(target, false);
-        for (const RunRow& run : reader.runs()) {
+        const std::vector<RunRow> runs = reader.runs();
+        std::uint64_t total = 0, before = 0;
+        for (const RunRow& run : runs) total += run.eventCount;
+        bool cancelled = false;
+        for (const RunRow& run : runs) {
             const std::optional<HeatmapGrid> layout = HeatmapTable::read(reader.db(), run.number, true);
-            if (!layout) continue;  // runs that never completed have no heatmap
+            if (!layout) {  // runs that never completed have no heatmap
+                before += run.eventCount;
+                continue;
+            }
             std::vector<std::uint64_t> seqs = layout->columnEvents;
             if (!std::is_sorted(seqs.begin(), seqs.end()) || (!seqs.empty() && seqs.back() >= run.eventCount)) {
                 throw SessionError("the session file is damaged: the heatmap of run " + std::to_string(run.number) +
@@ -323,7 +330,14 @@ void SessionSchema::upgradeCopy(const std::string& target, std::int64_t version)
             }
             std::vector<std::pair<std::uint64_t, std::uint64_t>> axis;
             for (const AxisRange& r : layout->axis) axis.emplace_back(r.address, r.address + r.size);
-            grids.emplace_back(run.number, HeatmapRaster::rasterize(HeatmapQuery::sampleAt(reader, run.number, seqs), layout->rows, &axis));
+            auto samples = HeatmapQuery::sampleAt(reader, run.number, seqs, [&](std::uint64_t seq) {
+                cancelled = progress && !progress(before + seq + 1, total);
+                return !cancelled;
+            });
+            if (cancelled) throw SessionError("the migration was cancelled; the copy was removed", target);
+            grids.emplace_back(run.number, HeatmapRaster::rasterize(samples, layout->rows, &axis));
+            before += run.eventCount;
+            if (progress && !progress(before, total)) throw SessionError("the migration was cancelled; the copy was removed", target);
         }
     }
     SqliteDb out(target, SqliteDb::Mode::ReadWriteCreate);

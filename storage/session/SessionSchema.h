@@ -2,6 +2,7 @@
 // The tables of a session file and the checks that a file really is an intact AllocScope
 // session before anything reads it.
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "storage/session/SqliteDb.h"
@@ -23,11 +24,15 @@ public:
     // AllocScope session at all (missing, empty, not SQLite, another application's database).
     static std::int64_t storedVersion(const std::string& path);
     // Copies an older session into `target` and upgrades the copy to kSchemaVersion.
-    // The source is only read; a failed migration leaves no target behind.
-    static void migrateToCopy(const std::string& source, const std::string& target);
+    // (done, total) in events replayed; false cancels the migration.
+    using Progress = std::function<bool(std::uint64_t done, std::uint64_t total)>;
+    // The source is only read; a failed or cancelled migration (SessionError) leaves no target
+    // behind. Steps that rebuild derived data (2 -> 3: heatmaps) replay every run and report
+    // progress on the way.
+    static void migrateToCopy(const std::string& source, const std::string& target, const Progress& progress = {});
 
 private:
-    static void upgradeCopy(const std::string& target, std::int64_t version);
+    static void upgradeCopy(const std::string& target, std::int64_t version, const Progress& progress);
 };
 
 }  // namespace allocscope::storage

@@ -142,6 +142,30 @@ private slots:
         QVERIFY(!window.recentFiles().contains(QFileInfo(old).absoluteFilePath()));
     }
 
+    // The job's progress callback drives the migration: progress up to the total, and a cancel
+    // (what the status bar's Cancel button sets) leaves nothing at the target.
+    void migrationProgressAndCancel() {
+        const QString old = schemaOne("progress.allocscope");
+        const QString done = dir_.filePath("progress-done.allocscope");
+        quint64 lastDone = 0, lastTotal = 0;
+        SessionMigration::migrate(old, done, [&](quint64 d, quint64 t) {
+            lastDone = d;
+            lastTotal = t;
+            return true;
+        });
+        QVERIFY(lastTotal > 0);
+        QCOMPARE(lastDone, lastTotal);
+        const QString cancelled = dir_.filePath("progress-cancelled.allocscope");
+        try {
+            SessionMigration::migrate(old, cancelled, [](quint64, quint64) { return false; });
+            QFAIL("a cancelled migration finished");
+        } catch (const std::runtime_error& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains("cancelled"), e.what());
+        }
+        QVERIFY(!QFileInfo::exists(cancelled));
+        QVERIFY(!sidecarsBeside(cancelled));
+    }
+
     // While a copy is being written its name is taken: not suggested again, and a second
     // migration into it is refused instead of failing and removing the first copy.
     void aCopyBeingWrittenIsNotAVictimOfASecondMigration() {

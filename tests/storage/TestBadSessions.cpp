@@ -198,6 +198,35 @@ private slots:
         }
     }
 
+    // The 2 -> 3 step replays every run: it reports its progress up to the total, and a
+    // cancel from the progress callback stops it with no copy left behind.
+    void migrationReportsProgressAndCanBeCancelled() {
+        const std::string v2 = copyOfGood("schema2-progress.allocscope");
+        storagetest::rewriteAsSchemaTwo(v2);
+        const std::string copy = dir_.filePath("schema2-progress-migrated.allocscope").toStdString();
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> reports;
+        storage::SessionSchema::migrateToCopy(v2, copy, [&](std::uint64_t done, std::uint64_t total) {
+            reports.emplace_back(done, total);
+            return true;
+        });
+        QVERIFY(reports.size() >= 2);
+        QCOMPARE(reports.back().first, reports.back().second);
+        QCOMPARE(reports.back().second, std::uint64_t(storage::SessionReader(good_).run(1).eventCount + storage::SessionReader(good_).run(2).eventCount));
+        for (std::size_t i = 1; i < reports.size(); ++i) QVERIFY(reports[i].first >= reports[i - 1].first);
+
+        const std::string cancelled = dir_.filePath("schema2-cancelled.allocscope").toStdString();
+        int calls = 0;
+        try {
+            storage::SessionSchema::migrateToCopy(v2, cancelled, [&](std::uint64_t, std::uint64_t) { return ++calls < 2; });
+            QFAIL("a cancelled migration finished");
+        } catch (const storage::SessionError& e) {
+            QVERIFY2(QString::fromStdString(e.what()).contains("cancelled"), e.what());
+        }
+        QCOMPARE(calls, 2);
+        QVERIFY(!std::filesystem::exists(cancelled));
+        QVERIFY(!sidecarsPresent(cancelled));
+    }
+
     // A schema-2 file whose heatmap names events its run does not have: the migration fails
     // with a clear message and leaves no half-written copy.
     void failedMigrationLeavesNoCopy() {
