@@ -19,6 +19,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScreen>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSlider>
@@ -159,7 +160,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), service_(new RunS
     });
 
     QSettings settings;
-    if (!restoreGeometry(settings.value(kGeometryKey).toByteArray())) resize(1280, 720);
+    if (!restoreGeometry(settings.value(kGeometryKey).toByteArray())) {
+        // First start: 1280 x 720, or the whole screen where it is smaller.
+        QSize size(1280, 720);
+        if (QScreen* s = screen()) size = size.boundedTo(s->availableGeometry().size());
+        resize(size);
+    }
     restoreState(settings.value(kStateKey).toByteArray());
     const QString theme = settings.value(kThemeKey, QStringLiteral("system")).toString();
     const views::ThemeChoice choice = theme == QLatin1String("light") ? views::ThemeChoice::Light

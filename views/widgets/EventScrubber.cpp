@@ -24,7 +24,10 @@ EventScrubber::EventScrubber(QWidget* parent)
     layout->addWidget(spin_);
     layout->addWidget(total_);
     layout->addWidget(info_);
-    info_->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("op 12,345,678 · approximate (keyframe)")));
+    // In a narrow window the slider keeps a usable width and the description is cut (its whole
+    // text is the tooltip), not the other way round.
+    slider_->setMinimumWidth(fontMetrics().horizontalAdvance(QLatin1Char('0')) * 16);
+    info_->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("op 12,345,678 ·")));
     slider_->setToolTip(tr("The current event of the run. ←/→ one event, Ctrl+←/→ one program op,\n"
                            "PgUp/PgDn phase to phase, Home/End first/last event. Dragging shows the nearest\n"
                            "keyframe's state (approximate); the exact state follows the release."));
@@ -60,7 +63,10 @@ void EventScrubber::setPhaseStarts(std::vector<qint64> starts) {
     std::sort(phaseStarts_.begin(), phaseStarts_.end());
 }
 
-void EventScrubber::setInfoText(const QString& text) { info_->setText(text); }
+void EventScrubber::setInfoText(const QString& text) {
+    info_->setText(text);
+    info_->setToolTip(text);
+}
 QString EventScrubber::infoText() const { return info_->text(); }
 bool EventScrubber::isDragging() const { return slider_->isSliderDown(); }
 
