@@ -33,6 +33,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 
 #include "allocator/config/ConfigParser.h"
 #include "allocator/device/GpuPresets.h"
@@ -40,22 +41,21 @@
 #include "app/BackgroundJob.h"
 #include "app/ComparePage.h"
 #include "app/ExperimentPanel.h"
+#include "app/ExportActions.h"
 #include "app/FormAdapters.h"
 #include "app/LessonDock.h"
+#include "app/RecentFiles.h"
 #include "app/SessionDocument.h"
 #include "app/SessionMigration.h"
 #include "app/ViewDataAdapters.h"
 #include "storage/formats/FormatError.h"
-#include "storage/formats/PickleWriter.h"
 #include "storage/session/ProgramRecording.h"
 #include "storage/session/SessionError.h"
-#include "storage/session/SessionExport.h"
 #include "storage/session/SessionReader.h"
 #include "views/theme/ThemePalette.h"
 #include "views/util/Formatting.h"
 #include "views/widgets/BlockInspectorWidget.h"
 #include "views/widgets/EventScrubber.h"
-#include "views/widgets/ExportHelpers.h"
 #include "views/widgets/HeatmapWidget.h"
 #include "views/widgets/MemorySummaryView.h"
 #include "views/widgets/RunListModel.h"
@@ -67,8 +67,6 @@
 
 namespace allocscope::app {
 namespace {
-constexpr int kMaxRecentFiles = 10;
-const char* const kRecentKey = "recentFiles";
 const char* const kGeometryKey = "mainWindow/geometry";
 const char* const kStateKey = "mainWindow/state";
 const char* const kThemeKey = "view/theme";
@@ -295,23 +293,25 @@ void MainWindow::createMenus() {
     QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::showOpenDialog);
     open->setShortcut(QKeySequence::Open);
     open->setToolTip(tr("Open a session file, a PyTorch memory snapshot or an RMM CSV log"));
-    recentMenu_ = file->addMenu(tr("Open &Recent"));
-    rebuildRecentMenu();
+    recent_ = std::make_unique<RecentFiles>(file->addMenu(tr("Open &Recent")), [this](const QString& path) { openFile(path); });
     saveAsAction_ = file->addAction(tr("Save &As…"), this, &MainWindow::showSaveAsDialog);
     saveAsAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
     saveAsAction_->setToolTip(tr("Save a copy of the session and continue in it"));
-    exportMenu_ = file->addMenu(tr("&Export"));
-    exportMenu_->setToolTipsVisible(true);
-    exportMenu_->addAction(tr("Current View as &PNG…"), this, [this] { showExportDialog(QStringLiteral("png")); })
-        ->setToolTip(tr("The view in front (segment map, heatmap, timeline or comparison) as an image"));
-    exportMenu_->addAction(tr("Current View as &SVG…"), this, [this] { showExportDialog(QStringLiteral("svg")); })
-        ->setToolTip(tr("The view in front as a vector drawing"));
-    exportMenu_->addAction(tr("&Timeline as CSV…"), this, [this] { showExportDialog(QStringLiteral("timeline")); })
-        ->setToolTip(tr("The selected run's timeline buckets (min and max of each series)"));
-    exportMenu_->addAction(tr("&Run Table as CSV…"), this, [this] { showExportDialog(QStringLiteral("runs")); })
-        ->setToolTip(tr("The run list with peak reserved and OOMs"));
-    exportMenu_->addAction(tr("Run as Snapshot &Pickle…"), this, [this] { showExportDialog(QStringLiteral("pickle")); })
-        ->setToolTip(tr("The selected run as a PyTorch memory snapshot (state at its last event + its trace)"));
+    // The exports read what the window shows at the moment they run, and report through it.
+    ExportActions::Window shown;
+    shown.widget = this;
+    shown.tabs = tabs_;
+    shown.compare = compare_;
+    shown.sessionPath = [this] { return currentFile(); };
+    shown.timeline = [this]() -> const views::TimelineData& { return timelineData_; };
+    shown.runTableCsv = [this] { return runList_->model()->toCsv(); };
+    shown.selectedRun = [this] { return service_->run(); };
+    shown.eventCount = [this] { return scrubber_->eventCount(); };
+    shown.error = [this](const QString& title, const QString& message) { error(title, message); };
+    shown.status = [this](const QString& message) { statusBar()->showMessage(message); };
+    shown.startJob = [this](BackgroundJob* job, const QString& doneMessage) { startJob(job, doneMessage); };
+    exports_ = std::make_unique<ExportActions>(std::move(shown));
+    exportMenu_ = exports_->addMenu(file);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -371,32 +371,10 @@ void MainWindow::createMenus() {
 
 // ---- files ----
 
-QStringList MainWindow::recentFiles() const { return QSettings().value(kRecentKey).toStringList(); }
+QStringList MainWindow::recentFiles() const { return recent_->files(); }
 QString MainWindow::currentFile() const { return doc_ ? doc_->path() : QString(); }
 bool MainWindow::isBusy() const { return !jobs_.isEmpty() || compare_->isBusy(); }
 bool MainWindow::isSessionTemporary() const { return doc_ && doc_->isTemporary(); }
-
-void MainWindow::addRecentFile(const QString& path) {
-    QStringList files = recentFiles();
-    const QString absolute = QFileInfo(path).absoluteFilePath();
-    files.removeAll(absolute);
-    files.prepend(absolute);
-    while (files.size() > kMaxRecentFiles) files.removeLast();
-    QSettings().setValue(kRecentKey, files);
-    rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu() {
-    recentMenu_->clear();
-    const QStringList files = recentFiles();
-    for (int i = 0; i < files.size(); ++i) {
-        QAction* action = recentMenu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(files[i]).fileName()));
-        action->setToolTip(files[i]);
-        const QString path = files[i];
-        connect(action, &QAction::triggered, this, [this, path] { openFile(path); });
-    }
-    recentMenu_->setEnabled(!files.isEmpty());
-}
 
 void MainWindow::showOpenDialog() {
     const QStringList paths = QFileDialog::getOpenFileNames(
@@ -434,7 +412,7 @@ void MainWindow::openFiles(const QStringList& paths) {
         try {
             std::unique_ptr<SessionDocument> doc = SessionDocument::open(path);
             if (replaceDocument(std::move(doc))) {
-                addRecentFile(path);
+                recent_->add(path);
                 statusBar()->showMessage(tr("Opened %1").arg(info.absoluteFilePath()));
             }
         } catch (const storage::SessionError& e) {
@@ -900,7 +878,7 @@ bool MainWindow::saveSessionAs(const QString& path) {
         return false;
     }
     compare_->setSession(doc_->path(), nullptr);
-    addRecentFile(doc_->path());
+    recent_->add(doc_->path());
     updateTitle();
     if (service_->run() > 0) {
         pendingEvent_ = scrubber_->currentEvent();
@@ -910,109 +888,10 @@ bool MainWindow::saveSessionAs(const QString& path) {
     return true;
 }
 
-void MainWindow::showExportDialog(const QString& what) {
-    if (!doc_) return;
-    const QString base = QFileInfo(doc_->path()).completeBaseName();
-    QString filter;
-    QString name;
-    if (what == QLatin1String("png")) { filter = tr("PNG images (*.png)"); name = base + QStringLiteral(".png"); }
-    if (what == QLatin1String("svg")) { filter = tr("SVG drawings (*.svg)"); name = base + QStringLiteral(".svg"); }
-    if (what == QLatin1String("timeline")) { filter = tr("CSV (*.csv)"); name = base + QStringLiteral("-timeline.csv"); }
-    if (what == QLatin1String("runs")) { filter = tr("CSV (*.csv)"); name = base + QStringLiteral("-runs.csv"); }
-    if (what == QLatin1String("pickle")) { filter = tr("PyTorch snapshots (*.pickle)"); name = base + QStringLiteral(".pickle"); }
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export"), name, filter);
-    if (path.isEmpty()) return;
-    if (what == QLatin1String("png") || what == QLatin1String("svg")) exportCurrentView(path);
-    if (what == QLatin1String("timeline")) exportTimelineCsv(path);
-    if (what == QLatin1String("runs")) exportRunTableCsv(path);
-    if (what == QLatin1String("pickle")) exportSnapshotPickle(path);
-}
-
-bool MainWindow::exportCurrentView(const QString& path) {
-    QString why;
-    const bool svg = path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive);
-    bool ok = false;
-    if (tabs_->currentWidget() == compare_) {
-        ok = svg ? compare_->exportChartsSvg(path, &why) : compare_->exportChartsPng(path, &why);
-    } else {
-        QWidget* view = tabs_->currentWidget();
-        ok = svg ? views::ExportHelpers::exportSvg(view, path, tabs_->tabText(tabs_->currentIndex()).remove(QLatin1Char('&')), &why)
-                 : views::ExportHelpers::exportPng(view, path, &why);
-    }
-    if (!ok) {
-        error(tr("Export failed"), why);
-        return false;
-    }
-    statusBar()->showMessage(tr("Exported %1").arg(path));
-    return true;
-}
-
-namespace {
-bool writeText(const QString& path, const QString& text, QString* why) {
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-        *why = QObject::tr("cannot write %1: %2").arg(path, file.errorString());
-        return false;
-    }
-    const QByteArray bytes = text.toUtf8();
-    if (file.write(bytes) != bytes.size()) {
-        *why = QObject::tr("could not write all of %1: %2").arg(path, file.errorString());
-        return false;
-    }
-    return true;
-}
-}  // namespace
-
-bool MainWindow::exportTimelineCsv(const QString& path) {
-    QString text = QStringLiteral(
-        "first_event,last_event,allocated_min,allocated_max,reserved_min,reserved_max,active_min,active_max,requested_min,requested_max\n");
-    for (const views::TimelineBucket& b : timelineData_.buckets) {
-        text += QStringLiteral("%1,%2").arg(b.firstEvent).arg(b.lastEvent);
-        for (const views::MinMax& m : b.bytes) text += QStringLiteral(",%1,%2").arg(m.min).arg(m.max);
-        text += QLatin1Char('\n');
-    }
-    QString why;
-    if (!writeText(path, text, &why)) {
-        error(tr("Export failed"), why);
-        return false;
-    }
-    statusBar()->showMessage(tr("Exported %1").arg(path));
-    return true;
-}
-
-bool MainWindow::exportRunTableCsv(const QString& path) {
-    QString why;
-    if (!writeText(path, runList_->model()->toCsv(), &why)) {
-        error(tr("Export failed"), why);
-        return false;
-    }
-    statusBar()->showMessage(tr("Exported %1").arg(path));
-    return true;
-}
-
-void MainWindow::exportSnapshotPickle(const QString& path) {
-    const int run = service_->run();
-    if (!doc_ || run <= 0) {
-        error(tr("Export failed"), tr("Select a run to export first."));
-        return;
-    }
-    if (QFileInfo(path) == QFileInfo(doc_->path())) {
-        error(tr("Export failed"), tr("The export would overwrite the session file %1.").arg(path));
-        return;
-    }
-    const QString session = doc_->path();
-    const qint64 last = scrubber_->eventCount() - 1;
-    auto* job = new BackgroundJob(tr("Exporting run %1").arg(run), [session, path, run, last](BackgroundJob&) {
-        storage::SessionReader reader(session.toStdString(), false);
-        try {
-            formats::PickleWriter::writeFile(storage::SessionExport::snapshot(reader, run, 0, static_cast<std::uint64_t>(std::max<qint64>(last, 0))),
-                                             path.toStdString());
-        } catch (const formats::FormatError& e) {
-            throw std::runtime_error(QStringLiteral("%1 (%2)").arg(QString::fromStdString(e.problem()), path).toStdString());
-        }
-    }, this);
-    startJob(job, tr("Exported run %1 to %2").arg(run).arg(path));
-}
+bool MainWindow::exportCurrentView(const QString& path) { return exports_->exportCurrentView(path); }
+bool MainWindow::exportTimelineCsv(const QString& path) { return exports_->exportTimelineCsv(path); }
+bool MainWindow::exportRunTableCsv(const QString& path) { return exports_->exportRunTableCsv(path); }
+void MainWindow::exportSnapshotPickle(const QString& path) { exports_->exportSnapshotPickle(path); }
 
 // ---- theme, window ----
 

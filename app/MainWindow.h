@@ -42,7 +42,9 @@ namespace allocscope::app {
 class BackgroundJob;
 class ComparePage;
 class ExperimentPanel;
+class ExportActions;
 class LessonDock;
+class RecentFiles;
 class SessionDocument;
 
 class MainWindow : public QMainWindow, public LessonNavigator {
@@ -58,12 +60,13 @@ public:
     // Several files (command line, drag and drop): sessions open, traces are imported together
     // into one temporary session.
     void openFiles(const QStringList& paths);
-    QStringList recentFiles() const;
+    QStringList recentFiles() const;  // File ▸ Open Recent, newest first (RecentFiles)
     QString currentFile() const;
     bool isBusy() const;  // a recording, import or export job is running
     bool isSessionTemporary() const;
 
     // File ▸ New session, Save As, Export: the dialogs' work without the dialogs (tests, lessons).
+    // The exports are ExportActions'; these delegate.
     bool newSession();
     bool saveSessionAs(const QString& path);
     bool exportCurrentView(const QString& path);  // .png or .svg by extension
@@ -118,11 +121,8 @@ private:
     void buildCentre();
     void buildDocks();
     void createMenus();
-    void rebuildRecentMenu();
-    void addRecentFile(const QString& path);
     void showOpenDialog();
     void showSaveAsDialog();
-    void showExportDialog(const QString& what);
     void showAbout();
     void updateTitle();
     void updateActions();
@@ -158,7 +158,8 @@ private:
     QPushButton* cancel_ = nullptr;
     QTimer* settleTimer_ = nullptr;
 
-    QMenu* recentMenu_ = nullptr;
+    std::unique_ptr<RecentFiles> recent_;
+    std::unique_ptr<ExportActions> exports_;
     QAction* saveAsAction_ = nullptr;
     QMenu* exportMenu_ = nullptr;
     QAction* lessonsAction_ = nullptr;
