@@ -136,6 +136,29 @@ private slots:
         QCOMPARE(w.legend()->entries().at(1).label, QStringLiteral("expandable_segments:True"));
     }
 
+    // Values above the bars only while each fits its bar: two configs in a roomy chart print
+    // them; ten in the smallest chart would overprint each other, so they are left to the tooltip.
+    void valueLabelsOnlyWhereTheyFit() {
+        CompareBarChart roomy(CompareMetric::PeakReserved);
+        roomy.resize(420, 320);
+        roomy.setRuns({run(QStringLiteral("default"), 1, 1194, 12), run(QStringLiteral("x"), 2, 1162, 6)});
+        roomy.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&roomy));
+        QTRY_VERIFY(roomy.valueLabelsShown());
+        std::vector<CompareRun> many;
+        for (int i = 0; i < 10; ++i) many.push_back(run(QStringLiteral("c%1").arg(i), i + 1, 100000 + 1111 * static_cast<quint64>(i), 3));
+        CompareBarChart crowded(CompareMetric::PeakReserved);
+        crowded.resize(160, 140);
+        crowded.setRuns(many);
+        crowded.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&crowded));
+        QTRY_VERIFY(!crowded.valueLabelsShown());
+        QVERIFY(crowded.barToolTip(3).contains(QStringLiteral("c3")));
+        // Widened, the same ten fit again.
+        crowded.resize(1800, 400);
+        QTRY_VERIFY(crowded.valueLabelsShown());
+    }
+
     void barHeightsFollowTheValues_data() {
         QTest::addColumn<ThemeChoice>("theme");
         QTest::newRow("light") << ThemeChoice::Light;

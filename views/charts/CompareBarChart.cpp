@@ -77,6 +77,7 @@ CompareBarChart::CompareBarChart(CompareMetric metric, QWidget* parent) : Themed
     series_ = new QBarSeries(this);
     series_->setLabelsVisible(true);
     series_->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
+    series_->setBarWidth(0.8);  // wide bars leave room for their value labels
     chart->addSeries(series_);
     axisX_ = new QBarCategoryAxis(this);
     axisX_->append(QStringLiteral(" "));
@@ -88,6 +89,7 @@ CompareBarChart::CompareBarChart(CompareMetric metric, QWidget* parent) : Themed
     series_->attachAxis(axisX_);
     series_->attachAxis(axisY_);
     connect(series_, &QBarSeries::hovered, this, &CompareBarChart::showBarTip);
+    connect(chart, &QChart::plotAreaChanged, this, &CompareBarChart::updateValueLabels);
     rebuild();
 }
 
@@ -171,7 +173,21 @@ void CompareBarChart::rebuild() {
     axisY_->setRange(0.0, std::max(niceTop, isBytes(metric_) || metric_ == CompareMetric::AllocatorTime ? 0.0 : 1.0));
     axisY_->setTitleText(unitName_);
     applyColors();
+    updateValueLabels();
 }
+
+void CompareBarChart::updateValueLabels() {
+    if (sets_.empty()) return;
+    // Qt Charts prints @value with the series' precision: measure the same text.
+    const QFontMetrics fm(sets_.front()->labelFont());
+    int widest = 0;
+    for (QBarSet* set : sets_) widest = std::max(widest, fm.horizontalAdvance(QString::number(set->at(0), 'g', 4)));
+    const double barPixels = chart()->plotArea().width() * series_->barWidth() / static_cast<double>(sets_.size());
+    series_->setLabelsVisible(chart()->plotArea().width() <= 0 || widest + 4 <= barPixels);
+}
+
+bool CompareBarChart::valueLabelsShown() const { return series_->isLabelsVisible(); }
+
 
 void CompareBarChart::applyColors() {
     QChart* c = chart();

@@ -38,6 +38,9 @@ public:
     double axisMax() const;
     // Every config scored 0 (no bars): the plot says so instead of staying blank.
     bool allZero() const;
+    // Values are printed above the bars only while each fits its bar's width (many configs in a
+    // small chart would print them over each other); the tooltip and the table always have them.
+    bool valueLabelsShown() const;
 
     static QString metricName(CompareMetric metric);         // "peak reserved"
     static QString metricDescription(CompareMetric metric);  // one sentence for tooltips
@@ -49,6 +52,7 @@ protected:
 
 private:
     void rebuild();
+    void updateValueLabels();
     void applyColors() override;
     void showBarTip(bool status, int index, QBarSet* set);
 
