@@ -1,7 +1,5 @@
 #include "app/CompareJob.h"
 
-#include <QFileInfo>
-
 #include <algorithm>
 #include <chrono>
 #include <exception>
@@ -12,11 +10,10 @@
 #include "allocator/compare/ComparisonEngine.h"
 #include "allocator/config/ConfigParser.h"
 #include "allocator/device/GpuPresets.h"
-#include "allocator/replay/ProgramFromTrace.h"
 #include "allocator/workloads/WorkloadRegistry.h"
 #include "app/CompareRunLoader.h"
 #include "storage/formats/FormatError.h"
-#include "storage/import/TraceImport.h"
+#include "storage/import/TraceFile.h"
 #include "storage/session/ProgramRecording.h"
 #include "storage/session/SessionError.h"
 #include "storage/session/SessionReader.h"
@@ -55,20 +52,16 @@ BuiltProgram buildProgram(const CompareRequest& request) {
         built.gpuName = preset.name;
         built.totalMemory = preset.totalMemory;
         built.otherMemory = preset.contextMemory;
-        std::vector<alloc::RecordedTrace> traces;
+        storage::TraceFile file;
         try {
-            traces = storage::importTraceFile(path);
+            file = storage::TraceFile::read(path);
         } catch (const formats::FormatError& e) {
-            throw JobError{QObject::tr("%1 (%2: %3)").arg(QString::fromStdString(e.problem()), request.tracePath,
-                                                        QString::fromStdString(e.location()))};
-        } catch (const std::exception& e) {
-            throw JobError{QObject::tr("%1 (%2)").arg(QString::fromUtf8(e.what()), request.tracePath)};
+            throw JobError{QObject::tr("%1 (%2)").arg(QString::fromStdString(e.problem()), QString::fromStdString(e.location()))};
         }
-        if (traces.empty()) throw JobError{QObject::tr("the trace holds no allocator events (%1)").arg(request.tracePath)};
         // The trace is replayed once under its recorded settings; the ops it applied are the
         // program every config then runs (the first device of a multi-device snapshot).
-        built.program = alloc::programFromTrace(traces.front(), {request.memoryFraction, built.totalMemory, built.otherMemory});
-        built.sourceKind = QFileInfo(request.tracePath).suffix().compare(QLatin1String("csv"), Qt::CaseInsensitive) == 0 ? "csv" : "snapshot";
+        built.program = file.program({request.memoryFraction, built.totalMemory, built.otherMemory});
+        built.sourceKind = file.format == storage::TraceFormat::RmmCsv ? "csv" : "snapshot";
         built.source = path;
         return built;
     }

@@ -10,9 +10,10 @@
 
 namespace allocscope::cli {
 
-// Reads the trace file and turns its first device's trace into a program (alloc::programFromTrace,
-// which says how). On bad input prints one `allocscope-cli: <what> (<where>)` line, sets `code` to
-// kExitBadInput and returns nullopt.
+// Reads the trace file (storage::TraceFile) and turns its first device's trace into a program
+// (alloc::programFromTrace, which says how). On bad input prints one
+// `allocscope-cli: <what> (<file>[: <where inside>])` line, sets `code` to kExitBadInput and
+// returns nullopt.
 std::optional<alloc::Program> traceProgram(VerbContext& ctx, const std::string& path,
                                            const alloc::CompareDevice& device, int& code);
 

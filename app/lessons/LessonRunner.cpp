@@ -16,22 +16,17 @@
 #include "app/lessons/LessonMetrics.h"
 #include "app/lessons/VerdictRule.h"
 #include "storage/formats/FormatError.h"
-#include "storage/import/TraceImport.h"
+#include "storage/import/TraceFile.h"
 
 namespace allocscope::app {
 namespace {
 
 alloc::RecordedTrace importTrace(const LessonProgram& p) {
-    std::vector<alloc::RecordedTrace> traces;
     try {
-        traces = storage::importTraceFile(p.tracePath);
+        return std::move(storage::TraceFile::read(p.tracePath).traces.front());
     } catch (const formats::FormatError& e) {
-        throw LessonError(e.problem(), p.tracePath + ": " + e.location());
-    } catch (const std::exception& e) {
-        throw LessonError(e.what(), p.tracePath);
+        throw LessonError(e.problem(), e.location());
     }
-    if (traces.empty()) throw LessonError("the trace holds no allocator events", p.tracePath);
-    return std::move(traces.front());
 }
 
 alloc::GpuPreset presetFor(const LessonProgram& p) {

@@ -5,10 +5,8 @@
 #include <set>
 #include <unordered_map>
 
-#include "storage/formats/FileBytes.h"
 #include "storage/formats/FormatError.h"
-#include "storage/formats/RmmCsvReader.h"
-#include "storage/formats/SnapshotReader.h"
+#include "storage/import/TraceFile.h"
 
 namespace allocscope::storage {
 namespace {
@@ -212,29 +210,8 @@ RecordedTrace traceFromRmmLog(const formats::RmmLog& log) {
 namespace allocscope::storage {
 
 std::vector<alloc::RecordedTrace> importTraceFile(const std::string& path) {
-    std::string bytes = formats::FileBytes::read(path);
-    // A pickle starts with PROTO (0x80); a snapshot's JSON form with '{' or '['. RMM logs are
-    // text that starts with their header.
-    std::size_t first = 0;
-    while (first < bytes.size() && (bytes[first] == ' ' || bytes[first] == '\n' || bytes[first] == '\r' || bytes[first] == '\t')) {
-        ++first;
-    }
-    const bool snapshot = !bytes.empty() && (static_cast<unsigned char>(bytes[0]) == 0x80 ||
-                                             (first < bytes.size() && (bytes[first] == '{' || bytes[first] == '[')));
-    if (snapshot) {
-        // Each stage frees its input as soon as the next exists, so a big import holds at most two
-        // of {file bytes, value tree, Snapshot, traces} at once (issue #5: peak memory).
-        formats::Snapshot data;
-        {
-            const formats::PyTree tree = formats::SnapshotReader::parse(bytes);
-            std::string().swap(bytes);
-            data = formats::SnapshotReader::fromTree(tree);
-        }
-        return tracesFromSnapshot(data);
-    }
-    std::vector<alloc::RecordedTrace> traces;
-    traces.push_back(traceFromRmmLog(formats::RmmCsvReader::read(bytes)));
-    return traces;
+    // One detection and one read for every caller: TraceFile (which also names the file in errors).
+    return TraceFile::load(path).traces;
 }
 
 }  // namespace allocscope::storage

@@ -23,8 +23,9 @@ std::vector<alloc::RecordedTrace> tracesFromSnapshot(const formats::Snapshot& sn
 // oom. No segment events and no settings (the replay then uses PyTorch's defaults).
 alloc::RecordedTrace traceFromRmmLog(const formats::RmmLog& log);
 
-// Reads a snapshot pickle (.pickle/.pkl, or any file starting with a pickle PROTO opcode) or an
-// RMM CSV (anything else) and imports it. Throws formats::FormatError for unreadable input.
+// TraceFile::load(path).traces: a snapshot (pickle or JSON) or an RMM CSV, detected as
+// TraceFile::detect says. Throws formats::FormatError located inside the file (the caller names
+// the file); callers that want the file named for them use TraceFile::read.
 std::vector<alloc::RecordedTrace> importTraceFile(const std::string& path);
 
 }  // namespace allocscope::storage

@@ -18,7 +18,7 @@
 #include "app/cli/VerbRegistry.h"
 #include "app/cli/verbs/db/DbRecorder.h"
 #include "storage/formats/FormatError.h"
-#include "storage/import/TraceImport.h"
+#include "storage/import/TraceFile.h"
 
 namespace allocscope::cli {
 namespace {
@@ -149,11 +149,9 @@ int runReplay(VerbContext& ctx) {
     for (const std::string* path : {&args.trace, args.compareWith ? &*args.compareWith : nullptr}) {
         if (!path) continue;
         try {
-            (path == &args.trace ? traces : compareTraces) = storage::importTraceFile(*path);
+            (path == &args.trace ? traces : compareTraces) = storage::TraceFile::read(*path).traces;
         } catch (const formats::FormatError& e) {
-            return badInput(ctx, e.problem(), *path + ": " + e.location());
-        } catch (const std::exception& e) {
-            return badInput(ctx, e.what(), *path);
+            return badInput(ctx, e.problem(), e.location());
         }
     }
     if (args.deviceIndex) {
@@ -164,7 +162,6 @@ int runReplay(VerbContext& ctx) {
         if (chosen.empty()) return badInput(ctx, "no device " + std::to_string(*args.deviceIndex) + " in the trace", args.trace);
         traces = std::move(chosen);
     }
-    if (traces.empty()) return badInput(ctx, "the trace holds no allocator events and no segments", args.trace);
     if (traces.size() > 1 && (args.statsJson || args.segmentsJson)) {
         return usageError(ctx, "the trace has " + std::to_string(traces.size()) +
                                    " devices: choose one with --device for --stats-json/--segments-json");

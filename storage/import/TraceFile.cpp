@@ -1,0 +1,87 @@
+#include "storage/import/TraceFile.h"
+
+#include <algorithm>
+#include <cctype>
+#include <exception>
+#include <new>
+
+#include "storage/formats/FileBytes.h"
+#include "storage/formats/FormatError.h"
+#include "storage/formats/RmmCsvReader.h"
+#include "storage/formats/SnapshotReader.h"
+#include "storage/import/TraceImport.h"
+
+namespace allocscope::storage {
+namespace {
+
+bool namedLikeSnapshot(const std::string& path) {
+    const std::size_t dot = path.find_last_of('.');
+    const std::size_t slash = path.find_last_of('/');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return false;
+    std::string ext = path.substr(dot + 1);
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return ext == "pickle" || ext == "pkl" || ext == "json";
+}
+
+}  // namespace
+
+TraceFormat TraceFile::detect(const std::string& path, std::string_view bytes) {
+    if (!bytes.empty() && static_cast<unsigned char>(bytes[0]) == 0x80) return TraceFormat::Snapshot;
+    const std::size_t first = bytes.find_first_not_of(" \t\r\n");
+    if (first != std::string_view::npos && (bytes[first] == '{' || bytes[first] == '[')) return TraceFormat::Snapshot;
+    if (namedLikeSnapshot(path)) {
+        // Without this, an empty or foreign .pickle went to the CSV reader and was refused for
+        // its "header", which says nothing about what is wrong with a snapshot.
+        throw formats::FormatError(first == std::string_view::npos
+                                       ? "the file is empty, not a PyTorch memory snapshot"
+                                       : "not a PyTorch memory snapshot (a pickle starts with byte 0x80, its JSON form with '{')",
+                                   "byte 0");
+    }
+    return TraceFormat::RmmCsv;
+}
+
+TraceFile TraceFile::load(const std::string& path) {
+    TraceFile file;
+    file.path = path;
+    std::string bytes = formats::FileBytes::read(path);
+    file.format = detect(path, bytes);
+    if (file.format == TraceFormat::Snapshot) {
+        // Each stage frees its input as soon as the next exists, so a big import holds at most two
+        // of {file bytes, value tree, Snapshot, traces} at once (issue #5: peak memory).
+        formats::Snapshot data;
+        {
+            const formats::PyTree tree = formats::SnapshotReader::parse(bytes);
+            std::string().swap(bytes);
+            data = formats::SnapshotReader::fromTree(tree);
+        }
+        file.traces = tracesFromSnapshot(data);
+    } else {
+        file.traces.push_back(traceFromRmmLog(formats::RmmCsvReader::read(bytes)));
+    }
+    return file;
+}
+
+TraceFile TraceFile::read(const std::string& path) {
+    TraceFile file;
+    try {
+        file = load(path);
+    } catch (const formats::FormatError& e) {
+        // FileBytes names the file itself as the place; say it once.
+        throw formats::FormatError(e.problem(), e.location() == path ? path : path + ": " + e.location());
+    } catch (const std::bad_alloc&) {
+        throw formats::FormatError("not enough memory to read the trace", path);
+    } catch (const std::exception& e) {
+        throw formats::FormatError(e.what(), path);
+    }
+    // A snapshot yields no trace for a device without events or segments; an RMM log always yields
+    // one, empty when the log has only its header.
+    const bool empty = file.traces.empty() || (file.format == TraceFormat::RmmCsv && file.traces.front().entries.empty());
+    if (empty) throw formats::FormatError("the trace holds no allocator events and no segments", path);
+    return file;
+}
+
+alloc::Program TraceFile::program(const alloc::ProgramFromTraceOptions& options) const {
+    return alloc::programFromTrace(traces.front(), options);
+}
+
+}  // namespace allocscope::storage

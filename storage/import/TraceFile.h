@@ -1,0 +1,51 @@
+#pragma once
+// The one way a caller reads a recorded trace file to replay or compare it (the CLI's compare,
+// recommend and replay, the GUI's Compare tab, lessons on traces): detect the format, read it,
+// import it as the allocator's RecordedTrace(s), and report bad input as one error that already
+// says which file, so each caller only has to present it.
+//
+// Bad input throws formats::FormatError with
+//   problem():  what is wrong ("unexpected end of the pickle", "expected 7 fields, found 3");
+//   location(): the file, then the place inside it when the reader knows one:
+//               "run.pickle: byte 1234", "log.csv: line 17", "run.pickle: device_traces[0][17]",
+//               or just "run.pickle" (cannot open it, holds no allocator events).
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "allocator/core/Op.h"
+#include "allocator/replay/ProgramFromTrace.h"
+#include "allocator/replay/RecordedTrace.h"
+
+namespace allocscope::storage {
+
+enum class TraceFormat {
+    Snapshot,  // PyTorch's torch.cuda.memory._snapshot(), pickled or as JSON
+    RmmCsv,    // an RMM logging_resource_adaptor CSV
+};
+
+struct TraceFile {
+    std::string path;
+    TraceFormat format = TraceFormat::Snapshot;
+    // One per device that has trace entries or segments, in device order; never empty.
+    std::vector<alloc::RecordedTrace> traces;
+
+    // Reads PATH (only reads it). Throws formats::FormatError as described above.
+    static TraceFile read(const std::string& path);
+
+    // read() for a caller that names the file itself (storage::importTraceFile and the session
+    // import built on it): errors carry only the place inside the file, and `traces` may be empty.
+    static TraceFile load(const std::string& path);
+
+    // The format by content: a pickle starts with PROTO (0x80), a snapshot's JSON form with '{'
+    // or '['; anything else is an RMM CSV, unless the name says snapshot (.pickle, .pkl, .json):
+    // then it is an error at byte 0 rather than a confusing complaint about a CSV header.
+    // `bytes` is the file's content; the error carries no path (read() adds it).
+    static TraceFormat detect(const std::string& path, std::string_view bytes);
+
+    // The first device's trace as a program to run under other configs (alloc::programFromTrace
+    // says how). Callers that care warn when traces.size() > 1.
+    alloc::Program program(const alloc::ProgramFromTraceOptions& options) const;
+};
+
+}  // namespace allocscope::storage

@@ -1,0 +1,104 @@
+// A bad trace file, as each caller of storage::TraceFile shows it: compare, recommend and replay
+// print one `allocscope-cli: <what> (<file>: <where inside>)` line and exit 1; a lesson on a trace
+// throws LessonError with the same what and where. One reader, one error, so the file and the
+// place inside it read the same everywhere -- and the file is named once.
+#include <QtTest>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "app/lessons/LessonError.h"
+#include "app/lessons/LessonRunner.h"
+#include "tests/cli/InProcessCli.h"
+
+using namespace allocscope;
+using clitest::runInProcess;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::string traceData(const char* name) { return std::string(ALLOCSCOPE_TEST_DATA) + "/traces/" + name; }
+
+bool oneLine(const std::string& err) { return !err.empty() && err.find('\n') == err.size() - 1; }
+
+}  // namespace
+
+class TestTraceInputErrors : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir dir_;
+    std::string cutPickle_, badCsv_;
+
+    std::string write(const char* name, const std::string& bytes) {
+        const std::string path = dir_.filePath(QString::fromLatin1(name)).toStdString();
+        std::ofstream out(path, std::ios::binary);
+        out << bytes;
+        return path;
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        const std::string whole = slurp(traceData("frag101__default.pickle"));
+        cutPickle_ = write("cut.pickle", whole.substr(0, whole.size() / 2));
+        std::istringstream good(slurp(traceData("frag101__default.csv")));
+        std::string text, line;
+        for (int i = 0; i < 4 && std::getline(good, line); ++i) text += line + "\n";
+        badCsv_ = write("bad.csv", text + "1,03:21:13.655690,allocate,0x7f8747e00000\n");  // line 5
+    }
+
+    void verbsPrintOneLineNamingFileAndPlace_data() {
+        QTest::addColumn<QString>("verb");
+        QTest::newRow("compare") << "compare";
+        QTest::newRow("recommend") << "recommend";
+        QTest::newRow("replay") << "replay";
+    }
+    void verbsPrintOneLineNamingFileAndPlace() {
+        QFETCH(QString, verb);
+        const clitest::CliResult pickle = runInProcess({verb.toStdString(), cutPickle_});
+        QCOMPARE(pickle.code, 1);
+        QVERIFY2(oneLine(pickle.err) && pickle.err.rfind("allocscope-cli: FRAME declares", 0) == 0, pickle.err.c_str());
+        QVERIFY2(pickle.err.find("(" + cutPickle_ + ": byte 2)\n") != std::string::npos, pickle.err.c_str());
+
+        const clitest::CliResult csv = runInProcess({verb.toStdString(), badCsv_});
+        QCOMPARE(csv.code, 1);
+        QVERIFY2(oneLine(csv.err) && csv.err.rfind("allocscope-cli: ", 0) == 0, csv.err.c_str());
+        QVERIFY2(csv.err.find("(" + badCsv_ + ": line 5)\n") != std::string::npos, csv.err.c_str());
+
+        const std::string missing = dir_.filePath("missing.pickle").toStdString();
+        const clitest::CliResult none = runInProcess({verb.toStdString(), missing});
+        QCOMPARE(none.code, 1);
+        // compare and recommend say "no such workload, and no trace file there"; replay reads it.
+        QVERIFY2(oneLine(none.err) && none.err.find("(" + missing + ")\n") != std::string::npos, none.err.c_str());
+        QVERIFY2(none.err.find(missing + ": " + missing) == std::string::npos, none.err.c_str());  // named once
+    }
+
+    void lessonOnABadTraceSaysWhatAndWhere() {
+        app::Lesson lesson;
+        lesson.name = "bad-trace";
+        lesson.file = "bad-trace.json";
+        lesson.program.kind = app::LessonProgram::Kind::Trace;
+        lesson.program.trace = "bad.csv";
+        lesson.program.tracePath = badCsv_;
+        app::LessonRun run;
+        run.id = "A";
+        lesson.runs.push_back(run);
+        try {
+            app::LessonRunner::run(lesson);
+            QFAIL("a lesson ran on a bad trace");
+        } catch (const app::LessonError& e) {
+            QVERIFY2(!e.problem().empty() && e.problem().find(badCsv_) == std::string::npos, e.what());
+            QCOMPARE(e.location(), badCsv_ + ": line 5");
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTraceInputErrors)
+#include "TestTraceInputErrors.moc"
