@@ -15,6 +15,7 @@
 #include <QSpinBox>
 #include <QPlainTextEdit>
 
+#include "tests/FileBytes.h"
 #include "MessageBoxCatcher.h"
 #include "app/ComparePage.h"
 #include "app/ExperimentPanel.h"
@@ -49,12 +50,6 @@ namespace {
 constexpr int kTimeout = 30000;
 
 using testing::MessageBoxCatcher;
-
-QByteArray fileHash(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256);
-}
 
 // The first block in `state` of the map (address), or 0.
 quint64 firstBlock(const views::SegmentMapData& data, views::BlockState state, bool fullyRequested = false) {
@@ -130,12 +125,12 @@ private slots:
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.write("this is not a session");
         file.close();
-        const QByteArray before = fileHash(junk);
+        const QByteArray before = testfiles::sha256Of(junk);
         MainWindow window;
         QVERIFY(!window.openFile(junk));
         QTRY_COMPARE_WITH_TIMEOUT(boxes.texts.size(), 1, kTimeout);
         QVERIFY2(boxes.texts[0].contains(junk), qPrintable(boxes.texts[0]));
-        QCOMPARE(fileHash(junk), before);
+        QCOMPARE(testfiles::sha256Of(junk), before);
         QVERIFY(!QFile::exists(junk + "-wal"));
         QVERIFY(!window.openFile(dir_.filePath("missing.allocscope")));
         QTRY_COMPARE_WITH_TIMEOUT(boxes.texts.size(), 2, kTimeout);
@@ -157,7 +152,7 @@ private slots:
             for (int i = 0; i < garbage.size(); ++i) garbage[i] = static_cast<char>((i * 7919 + 13) & 0xff);
             file.write(garbage);
         }
-        const QByteArray before = fileHash(damaged);
+        const QByteArray before = testfiles::sha256Of(damaged);
         MainWindow window;
         // The middle page holds event data: the quick checks at open pass, and the integrity
         // check of the first background read finds the damage and closes the document.
@@ -166,12 +161,12 @@ private slots:
         QVERIFY2(boxes.texts[0].contains(damaged) && boxes.texts[0].contains("damaged"), qPrintable(boxes.texts[0]));
         QTRY_COMPARE_WITH_TIMEOUT(window.windowTitle(), QString("AllocScope"), kTimeout);
         QCOMPARE(window.runList()->model()->rowCount(), 0);
-        QCOMPARE(fileHash(damaged), before);
+        QCOMPARE(testfiles::sha256Of(damaged), before);
         QVERIFY(!QFile::exists(damaged + "-wal"));
     }
 
     void openingASessionShowsItsRunsAndState() {
-        const QByteArray before = fileHash(session_);
+        const QByteArray before = testfiles::sha256Of(session_);
         MainWindow window;
         window.resize(1280, 720);
         window.show();
@@ -213,7 +208,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(window.currentFrame().run == 2, kTimeout);
         QVERIFY(window.segmentMap()->data().segments.front().expandable);
         window.close();
-        QCOMPARE(fileHash(session_), before);  // reading never writes the session
+        QCOMPARE(testfiles::sha256Of(session_), before);  // reading never writes the session
         QVERIFY(!QFile::exists(session_ + "-wal"));
     }
 
@@ -434,7 +429,7 @@ private slots:
 
     void importingASnapshotMakesATemporarySession() {
         const QString trace = QStringLiteral(ALLOCSCOPE_TEST_DATA) + "/traces/frag101__default.pickle";
-        const QByteArray before = fileHash(trace);
+        const QByteArray before = testfiles::sha256Of(trace);
         MainWindow window;
         window.resize(1280, 720);
         window.show();
@@ -447,7 +442,7 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(window.runList()->model()->rowCount(), 1, kTimeout);
         QCOMPARE(window.runList()->model()->runs().front().source.left(8), QString("snapshot"));
         QTRY_VERIFY_WITH_TIMEOUT(window.currentFrame().run == 1, kTimeout);
-        QCOMPARE(fileHash(trace), before);
+        QCOMPARE(testfiles::sha256Of(trace), before);
         QVERIFY(!QFile::exists(trace + "-wal"));
     }
 };

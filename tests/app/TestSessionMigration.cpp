@@ -13,6 +13,7 @@
 
 #include <optional>
 
+#include "tests/FileBytes.h"
 #include "MessageBoxCatcher.h"
 #include "SessionFixture.h"
 #include "app/MainWindow.h"
@@ -31,12 +32,6 @@ namespace {
 constexpr int kTimeout = 30000;
 
 using testing::MessageBoxCatcher;
-
-QByteArray fileHash(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256);
-}
 
 bool sidecarsBeside(const QString& path) {
     for (const char* suffix : {"-wal", "-shm", "-journal"}) {
@@ -117,7 +112,7 @@ private slots:
 
     void anOlderSessionOpensAsAMigratedCopy() {
         const QString old = schemaOne("lab.allocscope");
-        const QByteArray before = fileHash(old);
+        const QByteArray before = testfiles::sha256Of(old);
         target_ = dir_.filePath("lab-migrated.allocscope");
         MessageBoxCatcher boxes;
         MainWindow window;
@@ -132,7 +127,7 @@ private slots:
         QVERIFY2(boxes.texts.isEmpty(), qPrintable(boxes.texts.join('\n')));
         QCOMPARE(QApplication::overrideCursor(), nullptr);
         // The original is untouched; the copy is a current session with both runs.
-        QCOMPARE(fileHash(old), before);
+        QCOMPARE(testfiles::sha256Of(old), before);
         QVERIFY(!sidecarsBeside(old));
         storage::SessionReader copy(target_.toStdString());
         QCOMPARE(copy.runs().size(), std::size_t(2));
@@ -219,7 +214,7 @@ private slots:
 
     void decliningOrCancellingWritesNothing() {
         const QString old = schemaOne("declined.allocscope");
-        const QByteArray before = fileHash(old);
+        const QByteArray before = testfiles::sha256Of(old);
         const QStringList beforeFiles = QDir(dir_.path()).entryList(QDir::Files);
         MessageBoxCatcher boxes;
         MainWindow window;
@@ -237,7 +232,7 @@ private slots:
         QVERIFY(!window.isBusy());
         QVERIFY2(boxes.texts.isEmpty(), qPrintable(boxes.texts.join('\n')));
         QCOMPARE(QDir(dir_.path()).entryList(QDir::Files), beforeFiles);
-        QCOMPARE(fileHash(old), before);
+        QCOMPARE(testfiles::sha256Of(old), before);
     }
 
     void anExistingTargetIsRefusedAndKept() {
@@ -254,7 +249,7 @@ private slots:
         QVERIFY2(boxes.texts.first().contains("already exists"), qPrintable(boxes.texts.first()));
         QCOMPARE(QApplication::overrideCursor(), nullptr);
         QVERIFY(window.currentFile().isEmpty());
-        QCOMPARE(fileHash(target_), QCryptographicHash::hash("keep me", QCryptographicHash::Sha256));
+        QCOMPARE(testfiles::sha256Of(target_), QCryptographicHash::hash("keep me", QCryptographicHash::Sha256));
     }
 
     // Damaged pages in an older file: the migration fails in the background, the user is told,

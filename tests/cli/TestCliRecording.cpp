@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/FileBytes.h"
 #include "allocator/core/Event.h"
 #include "allocator/core/ProgramRunner.h"
 #include "app/cli/VerbRegistry.h"
@@ -22,13 +23,6 @@ namespace {
 
 using clitest::CliResult;
 using clitest::runInProcess;
-
-std::string readAll(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 std::string trace(const char* name) { return std::string(ALLOCSCOPE_TEST_DATA) + "/traces/" + name; }
 
@@ -86,11 +80,11 @@ private slots:
         QVERIFY(!reader.phases(1).empty());
 
         // Never overwritten: the same call again is refused and the file stays as it was.
-        const std::string before = readAll(file);
+        const std::string before = testfiles::readBytes(file);
         const CliResult again = runInProcess({"demo", "--db", file});
         QCOMPARE(again.code, 1);
         QVERIFY2(contains(again.err, "already exists") && contains(again.err, file), again.err.c_str());
-        QCOMPARE(readAll(file), before);
+        QCOMPARE(testfiles::readBytes(file), before);
         QCOMPARE(runInProcess({"demo"}).code, 2);
     }
 
@@ -231,7 +225,7 @@ private slots:
         QCOMPARE(r.out, plain.out);
         QVERIFY2(contains(r.err, "is not recorded") && contains(r.err, "not an AllocScope session") && contains(r.err, file),
                  r.err.c_str());
-        QCOMPARE(readAll(file), std::string("my notes\n"));
+        QCOMPARE(testfiles::readBytes(file), std::string("my notes\n"));
     }
 
     void compareOfATraceRecordsItsProgram() {
@@ -288,12 +282,12 @@ private slots:
             std::ofstream out(file);
             out << "my notes, not a session\n";
         }
-        const std::string before = readAll(file);
+        const std::string before = testfiles::readBytes(file);
         const CliResult r = runInProcess({"run", "fragmentation-101", "--db", file});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.rfind("allocscope-cli: ", 0) == 0 && contains(r.err, "not an AllocScope session") && contains(r.err, file),
                  r.err.c_str());
-        QCOMPARE(readAll(file), before);
+        QCOMPARE(testfiles::readBytes(file), before);
         QCOMPARE(runInProcess({"run", "fragmentation-101", "--db"}).code, 2);
     }
 };

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/FileBytes.h"
 #include "storage/session/SchemaVersion.h"
 #include "storage/session/SessionReader.h"
 #include "storage/session/SqliteDb.h"
@@ -20,13 +21,6 @@ using clitest::CliResult;
 using clitest::runInProcess;
 
 namespace {
-
-std::string readAll(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -92,7 +86,7 @@ private slots:
 
     void schemaOneIsMigratedIntoANewFile() {
         const std::string old = schemaOne("v1.allocscope");
-        const std::string before = readAll(old);
+        const std::string before = testfiles::readBytes(old);
         const std::string target = path("v1-migrated.allocscope");
         // The old file is refused as it is.
         const CliResult refused = runInProcess({"info", old});
@@ -104,7 +98,7 @@ private slots:
         QVERIFY2(r.err.empty(), r.err.c_str());
         QCOMPARE(r.out, "migrated " + old + " from schema 1 to schema " + std::to_string(storage::kSchemaVersion) +
                             " into " + target + " (3 runs)\n");
-        QCOMPARE(readAll(old), before);
+        QCOMPARE(testfiles::readBytes(old), before);
         QVERIFY(!sidecarsBeside(old));
         QVERIFY(!sidecarsBeside(target));
 
@@ -135,12 +129,12 @@ private slots:
         if (storage::kSchemaVersion != 3) QSKIP("reshapes a schema-3 file into schema 2");
         const std::string old = copyOfGood("v2.allocscope");
         storagetest::rewriteAsSchemaTwo(old);
-        const std::string before = readAll(old);
+        const std::string before = testfiles::readBytes(old);
         const std::string target = path("v2-migrated.allocscope");
         const CliResult r = runInProcess({"migrate", old, target});
         QCOMPARE(r.code, 0);
         QCOMPARE(r.out, "migrated " + old + " from schema 2 to schema 3 into " + target + " (3 runs)\n");
-        QCOMPARE(readAll(old), before);
+        QCOMPARE(testfiles::readBytes(old), before);
         QVERIFY(!sidecarsBeside(old));
         const CliResult info = runInProcess({"info", target});
         QCOMPARE(info.code, 0);
@@ -154,23 +148,23 @@ private slots:
         QCOMPARE(r.code, 1);
         QVERIFY2(contains(r.err, "already exists"), r.err.c_str());
         QVERIFY2(contains(r.err, "(" + target + ")"), r.err.c_str());
-        QCOMPARE(readAll(target), std::string("someone's notes\n"));
+        QCOMPARE(testfiles::readBytes(target), std::string("someone's notes\n"));
         QVERIFY(!sidecarsBeside(target));
         // Nor when NEW is OLD itself.
-        const std::string before = readAll(old);
+        const std::string before = testfiles::readBytes(old);
         const CliResult self = runInProcess({"migrate", old, old});
         QCOMPARE(self.code, 1);
-        QCOMPARE(readAll(old), before);
+        QCOMPARE(testfiles::readBytes(old), before);
         QVERIFY(!sidecarsBeside(old));
     }
 
     void aCurrentSessionNeedsNoMigration() {
         const std::string current = copyOfGood("current.allocscope");
-        const std::string before = readAll(current);
+        const std::string before = testfiles::readBytes(current);
         const std::string target = path("current-copy.allocscope");
         const CliResult r = runInProcess({"migrate", current, target});
         checkRefused(r, current, "already has the current schema " + std::to_string(storage::kSchemaVersion), target);
-        QCOMPARE(readAll(current), before);
+        QCOMPARE(testfiles::readBytes(current), before);
         QVERIFY(!sidecarsBeside(current));
     }
 
@@ -194,11 +188,11 @@ private slots:
         QFETCH(QString, file);
         QFETCH(QString, says);
         const std::string source = file.toStdString();
-        const std::string before = readAll(source);
+        const std::string before = testfiles::readBytes(source);
         const std::string target = path("from-" + QFileInfo(file).fileName().toStdString());
         const CliResult r = runInProcess({"migrate", source, target});
         checkRefused(r, source, says.toStdString(), target);
-        QCOMPARE(readAll(source), before);
+        QCOMPARE(testfiles::readBytes(source), before);
         QVERIFY(!sidecarsBeside(source));
     }
 
@@ -206,7 +200,7 @@ private slots:
     // copy is removed.
     void aFailedMigrationLeavesNoCopy() {
         const std::string old = schemaOne("v1-damaged.allocscope");
-        std::string bytes = readAll(old);
+        std::string bytes = testfiles::readBytes(old);
         const std::size_t page = 4096;
         QVERIFY(bytes.size() > 8 * page);
         std::uint32_t x = 12345;
@@ -224,7 +218,7 @@ private slots:
         QCOMPARE(std::count(r.err.begin(), r.err.end(), '\n'), std::ptrdiff_t(1));
         QVERIFY(!exists(target));
         QVERIFY(!sidecarsBeside(target));
-        QCOMPARE(readAll(old), bytes);
+        QCOMPARE(testfiles::readBytes(old), bytes);
         QVERIFY(!sidecarsBeside(old));
     }
 

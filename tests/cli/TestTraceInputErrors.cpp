@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "tests/FileBytes.h"
 #include "app/lessons/LessonError.h"
 #include "app/lessons/LessonRunner.h"
 #include "tests/cli/InProcessCli.h"
@@ -16,13 +17,6 @@ using namespace allocscope;
 using clitest::runInProcess;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 std::string traceData(const char* name) { return std::string(ALLOCSCOPE_TEST_DATA) + "/traces/" + name; }
 
@@ -46,9 +40,9 @@ class TestTraceInputErrors : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
-        const std::string whole = slurp(traceData("frag101__default.pickle"));
+        const std::string whole = testfiles::readBytes(traceData("frag101__default.pickle"));
         cutPickle_ = write("cut.pickle", whole.substr(0, whole.size() / 2));
-        std::istringstream good(slurp(traceData("frag101__default.csv")));
+        std::istringstream good(testfiles::readBytes(traceData("frag101__default.csv")));
         std::string text, line;
         for (int i = 0; i < 4 && std::getline(good, line); ++i) text += line + "\n";
         badCsv_ = write("bad.csv", text + "1,03:21:13.655690,allocate,0x7f8747e00000\n");  // line 5

@@ -5,18 +5,14 @@
 #include <sstream>
 #include <string>
 
+#include "tests/FileBytes.h"
 #include "app/lessons/LessonResult.h"
 
 namespace lessontest {
 
 inline std::string lessonsDir() { return std::string(ALLOCSCOPE_SOURCE_DIR) + "/resources/lessons"; }
 
-inline std::string readFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+inline std::string readFile(const std::string& path) { return testfiles::readBytes(path); }
 
 inline const allocscope::app::LessonRunResult& run(const allocscope::app::LessonResult& r, const std::string& id) {
     for (const auto& x : r.runs) {

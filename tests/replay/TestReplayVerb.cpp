@@ -10,6 +10,7 @@
 #include <QProcess>
 #include <QtTest>
 
+#include "tests/FileBytes.h"
 #include "ReplayTestData.h"
 #include "storage/import/TraceImport.h"
 
@@ -31,12 +32,6 @@ CliRun cli(const QStringList& args) {
 
 QString trace(const QString& file) { return replaytest::tracesDir() + "/" + file; }
 
-QByteArray sha(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256);
-}
-
 bool oneErrorLine(const QByteArray& err) {
     const QList<QByteArray> lines = err.trimmed().split('\n');
     return lines.size() == 1 && lines[0].startsWith("allocscope-cli: ") && lines[0].endsWith(")");
@@ -50,7 +45,7 @@ class TestReplayVerb : public QObject {
 private slots:
     void statsJsonOnStdoutIsExact() {
         const replaytest::GroundTruth truth = replaytest::loadGroundTruth("kv_growth_limited__default");
-        const QByteArray before = sha(trace("kv_growth_limited__default.pickle"));
+        const QByteArray before = testfiles::sha256Of(trace("kv_growth_limited__default.pickle"));
         const CliRun r = cli({trace("kv_growth_limited__default.pickle"), "--total-memory", "85017493504",
                               "--memory-fraction", "0.05", "--stats-json", "-"});
         QCOMPARE(r.code, 0);
@@ -64,7 +59,7 @@ private slots:
         }
         QVERIFY2(!r.err.contains("diverges"), r.err.constData());
         QVERIFY(!r.err.contains("simulating"));  // --total-memory given: nothing to announce
-        QCOMPARE(sha(trace("kv_growth_limited__default.pickle")), before);
+        QCOMPARE(testfiles::sha256Of(trace("kv_growth_limited__default.pickle")), before);
     }
 
     void summaryAndDefaultGpu() {
@@ -162,12 +157,12 @@ private slots:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("\x80\x04\x95garbage that is not a pickle");
         f.close();
-        const QByteArray before = sha("garbage.pickle");
+        const QByteArray before = testfiles::sha256Of("garbage.pickle");
         const CliRun r = cli({"garbage.pickle"});
         QCOMPARE(r.code, 1);
         QVERIFY2(oneErrorLine(r.err), r.err.constData());
         QVERIFY(r.err.contains("garbage.pickle"));
-        QCOMPARE(sha("garbage.pickle"), before);
+        QCOMPARE(testfiles::sha256Of("garbage.pickle"), before);
     }
 };
 

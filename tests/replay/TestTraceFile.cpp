@@ -8,19 +8,13 @@
 #include <sstream>
 #include <string>
 
+#include "tests/FileBytes.h"
 #include "storage/formats/FormatError.h"
 #include "storage/import/TraceFile.h"
 
 using namespace allocscope;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 std::string traceData(const char* name) { return std::string(ALLOCSCOPE_TEST_DATA) + "/traces/" + name; }
 
@@ -60,7 +54,7 @@ private slots:
     }
 
     void readsAnRmmLogByContentWhateverItsName() {
-        const std::string log = write("log.txt", slurp(traceData("frag101__default.csv")));
+        const std::string log = write("log.txt", testfiles::readBytes(traceData("frag101__default.csv")));
         const storage::TraceFile file = storage::TraceFile::read(log);
         QCOMPARE(file.format, storage::TraceFormat::RmmCsv);
         QCOMPARE(file.traces.size(), std::size_t{1});
@@ -68,21 +62,21 @@ private slots:
     }
 
     void truncatedPickleNamesFileAndByte() {
-        const std::string whole = slurp(traceData("frag101__default.pickle"));
+        const std::string whole = testfiles::readBytes(traceData("frag101__default.pickle"));
         const std::string cut = write("cut.pickle", whole.substr(0, whole.size() / 2));
-        const std::string before = slurp(cut);
+        const std::string before = testfiles::readBytes(cut);
         const formats::FormatError e = readError(cut);
         // Protocol 4 frames its opcodes: the FRAME at byte 2 (after PROTO) declares more bytes
         // than the cut file holds, which is where the reader stops.
         QVERIFY2(e.problem().find("FRAME declares") == 0 && e.problem().find("but only") != std::string::npos, e.what());
         QCOMPARE(e.location(), cut + ": byte 2");
         QCOMPARE(std::string(e.what()), e.problem() + " (" + e.location() + ")");
-        QCOMPARE(slurp(cut), before);  // input files are only read
+        QCOMPARE(testfiles::readBytes(cut), before);  // input files are only read
     }
 
     void badCsvLineNamesFileAndLine() {
         // Line 1 is the header, lines 2-4 good records, line 5 the bad one.
-        std::istringstream good(slurp(traceData("frag101__default.csv")));
+        std::istringstream good(testfiles::readBytes(traceData("frag101__default.csv")));
         std::string text, line;
         for (int i = 0; i < 4 && std::getline(good, line); ++i) text += line + "\n";
         text += "1,03:21:13.655690,allocate,0x7f8747e00000\n";
@@ -133,7 +127,7 @@ private slots:
     }
 
     void loadLeavesNamingTheFileToTheCaller() {
-        const std::string whole = slurp(traceData("frag101__default.pickle"));
+        const std::string whole = testfiles::readBytes(traceData("frag101__default.pickle"));
         const std::string cut = write("cut-load.pickle", whole.substr(0, 100));
         try {
             storage::TraceFile::load(cut);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/FileBytes.h"
 #include "allocator/config/AllocatorConfig.h"
 #include "allocator/core/CachingAllocator.h"
 #include "allocator/core/EventSink.h"
@@ -218,12 +219,7 @@ inline std::string statsDifference(const alloc::DeviceStats& want, const alloc::
     return out.str();
 }
 
-inline std::string readAll(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+inline std::string readAll(const std::string& path) { return testfiles::readBytes(path); }
 
 inline bool sidecarsPresent(const std::string& path) {
     for (const char* suffix : {"-wal", "-shm", "-journal"}) {
