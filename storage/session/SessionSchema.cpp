@@ -11,6 +11,7 @@
 #include "storage/session/HeatmapTable.h"
 #include "storage/session/SchemaVersion.h"
 #include "storage/session/SessionError.h"
+#include "storage/session/SessionReader.h"
 
 namespace allocscope::storage {
 namespace {
@@ -268,22 +269,28 @@ void SessionSchema::validate(SqliteDb& db, bool integrityCheck) {
     }
 }
 
-void SessionSchema::migrateToCopy(const std::string& source, const std::string& target, const Progress& progress) {
+std::size_t SessionSchema::migrateToCopy(const std::string& source, const std::string& target, const Progress& progress) {
     // The copy is made through SQLite (never a byte copy of a possibly hot file); the upgrade
     // steps then run on the copy only.
     std::error_code ec;
-    if (std::filesystem::exists(target, ec)) throw SessionError("the migration target already exists", target);
+    if (std::filesystem::exists(std::filesystem::symlink_status(target, ec))) {
+        throw SessionError("the migration target already exists", target);
+    }
     const std::int64_t version = storedVersion(source);
-    SqliteDb in(source, SqliteDb::Mode::ReadOnly);
     if (version > kSchemaVersion) throw SessionError("session written by a newer AllocScope", source);
-    SqliteStatement vacuum = in.prepare("VACUUM INTO ?");
-    vacuum.bind(1, std::string_view(target));
-    vacuum.run();
-    in.close();
     try {
+        {
+            SqliteDb in(source, SqliteDb::Mode::ReadOnly);
+            SqliteStatement vacuum = in.prepare("VACUUM INTO ?");
+            vacuum.bind(1, std::string_view(target));
+            vacuum.run();
+        }
         upgradeCopy(target, version, progress);
+        // The copy is kept only when it opens as an intact session of this build, every page read.
+        SessionReader check(target, true);
+        return check.runs().size();
     } catch (...) {
-        // A half-upgraded copy is worth nothing and would be refused or mislead: remove it.
+        // A partial or half-upgraded copy is worth nothing and would be refused or mislead.
         for (const char* suffix : {"", "-journal", "-wal", "-shm"}) std::filesystem::remove(target + suffix, ec);
         throw;
     }

@@ -1,6 +1,7 @@
 #pragma once
 // The tables of a session file and the checks that a file really is an intact AllocScope
 // session before anything reads it.
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -26,10 +27,11 @@ public:
     // Copies an older session into `target` and upgrades the copy to kSchemaVersion.
     // (done, total) in events replayed; false cancels the migration.
     using Progress = std::function<bool(std::uint64_t done, std::uint64_t total)>;
-    // The source is only read; a failed or cancelled migration (SessionError) leaves no target
-    // behind. Steps that rebuild derived data (2 -> 3: heatmaps) replay every run and report
-    // progress on the way.
-    static void migrateToCopy(const std::string& source, const std::string& target, const Progress& progress = {});
+    // The source is only read; `target` must not exist. Steps that rebuild derived data (2 -> 3:
+    // heatmaps) replay every run and report progress on the way. The copy is kept only when it
+    // then opens as an intact session (every page checked); returns its number of runs. A failed
+    // or cancelled migration throws SessionError and leaves nothing at `target`.
+    static std::size_t migrateToCopy(const std::string& source, const std::string& target, const Progress& progress = {});
 
 private:
     static void upgradeCopy(const std::string& target, std::int64_t version, const Progress& progress);
