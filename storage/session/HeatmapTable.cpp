@@ -30,31 +30,22 @@ std::string HeatmapTable::encodeShares(const HeatmapGrid& grid) {
     return std::move(out.bytes());
 }
 
-bool HeatmapTable::decodeShares(std::string_view bytes, HeatmapGrid& grid) {
+void HeatmapTable::decodeShares(std::string_view bytes, HeatmapGrid& grid) {
     const std::size_t cells = grid.cellCount();
-    std::size_t p = 0;
-    auto varint = [&](std::uint64_t& value) {
-        value = 0;
-        for (int shift = 0; shift < 64 && p < bytes.size(); shift += 7) {
-            const auto b = static_cast<std::uint8_t>(bytes[p++]);
-            value |= static_cast<std::uint64_t>(b & 0x7f) << shift;
-            if ((b & 0x80) == 0) return true;
-        }
-        return false;
-    };
+    ByteReader in(bytes, "heatmap share plane");
     for (auto& plane : grid.shares) {
         plane.assign(cells, 0);
         std::size_t i = 0;
         while (i < cells) {
-            std::uint64_t zeros = 0, literal = 0;
-            if (!varint(zeros) || !varint(literal)) return false;
-            if (zeros > cells - i || literal > cells - i - zeros || literal > bytes.size() - p) return false;
-            if (zeros == 0 && literal == 0) return false;  // would never end
+            const std::uint64_t zeros = in.varint();
+            const std::uint64_t literal = in.varint();
+            // Runs past the plane, or an empty run (which would never end), are damage.
+            if (zeros > cells - i || literal > cells - i - zeros || (zeros == 0 && literal == 0)) in.damaged();
             i += zeros;
-            for (std::uint64_t k = 0; k < literal; ++k) plane[i++] = static_cast<std::uint8_t>(bytes[p++]);
+            for (std::uint64_t k = 0; k < literal; ++k) plane[i++] = in.byte();
         }
     }
-    return p == bytes.size();
+    if (!in.atEnd()) in.damaged();
 }
 
 void HeatmapTable::write(SqliteDb& db, std::int64_t run, const HeatmapGrid& grid) {
@@ -94,7 +85,7 @@ std::optional<HeatmapGrid> HeatmapTable::read(SqliteDb& db, int run, bool layout
         grid.axisBytes += range.size;
         grid.axis.push_back(range);
     }
-    if (!layoutOnly && !decodeShares(s.columnBlob(4), grid)) events.damaged();
+    if (!layoutOnly) decodeShares(s.columnBlob(4), grid);
     return grid;
 }
 

@@ -23,8 +23,9 @@ public:
     static std::optional<HeatmapGrid> read(SqliteDb& db, int run, bool layoutOnly = false);
 
     static std::string encodeShares(const HeatmapGrid& grid);
-    // Fills grid.shares from `bytes`; false when they do not hold exactly cellCount() cells per plane.
-    static bool decodeShares(std::string_view bytes, HeatmapGrid& grid);
+    // Fills grid.shares from `bytes`; throws SessionError ("damaged") unless they hold exactly
+    // cellCount() cells per plane.
+    static void decodeShares(std::string_view bytes, HeatmapGrid& grid);
 };
 
 }  // namespace allocscope::storage

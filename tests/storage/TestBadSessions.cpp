@@ -227,6 +227,26 @@ private slots:
         QVERIFY(!sidecarsPresent(cancelled));
     }
 
+    // A heatmap whose share planes are cut short or run past their cells: the query says the
+    // file is damaged instead of reading out of bounds or drawing garbage.
+    void damagedHeatmapSharesAreRefused() {
+        for (const char* sql : {"UPDATE heatmap SET shares = substr(shares, 1, length(shares) - 1) WHERE run = 1",
+                                "UPDATE heatmap SET shares = shares || x'00' WHERE run = 1",
+                                "UPDATE heatmap SET shares = x'ffffffff0f01' || shares WHERE run = 1"}) {
+            const std::string path = copyOfGood("damaged-shares.allocscope");
+            execOn(path, sql);
+            storage::SessionReader reader(path);
+            try {
+                storage::HeatmapQuery::stored(reader, 1);
+                QFAIL(sql);
+            } catch (const storage::SessionError& e) {
+                QVERIFY2(QString::fromStdString(e.what()).contains("damaged"), e.what());
+            }
+            QVERIFY(storage::HeatmapQuery::stored(reader, 2).has_value());  // the other run is intact
+            std::filesystem::remove(path);
+        }
+    }
+
     // A schema-2 file whose heatmap names events its run does not have: the migration fails
     // with a clear message and leaves no half-written copy.
     void failedMigrationLeavesNoCopy() {
