@@ -10,6 +10,12 @@ void PhaseTracker::close(const Open& open, int depth, std::uint64_t eventsBefore
     spans_.push_back(PhaseSpan{open.name, open.eventsBefore, eventsBefore - 1, depth, open.opIndex, opIndex});
 }
 
+void PhaseTracker::markOp(const alloc::Program& program, const alloc::Op& op, std::uint64_t opIndex, std::uint64_t eventsBefore) {
+    if (op.kind != alloc::OpKind::Phase) return;
+    static const std::string unnamed = "(unnamed phase)";
+    mark(op.labelId < program.labels.size() ? program.labels[op.labelId] : unnamed, op.begin, opIndex, eventsBefore);
+}
+
 void PhaseTracker::mark(const std::string& name, bool begin, std::uint64_t opIndex, std::uint64_t eventsBefore) {
     if (begin) {
         open_.push_back(Open{name, eventsBefore, opIndex});

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "allocator/core/Op.h"
 #include "storage/session/SessionTypes.h"
 
 namespace allocscope::storage {
@@ -15,6 +16,9 @@ namespace allocscope::storage {
 class PhaseTracker {
 public:
     void mark(const std::string& name, bool begin, std::uint64_t opIndex, std::uint64_t eventsBefore);
+    // The mark an Op::phase of `program` carries (its label by id; "(unnamed phase)" for an id
+    // the program does not name). Any other op kind is ignored.
+    void markOp(const alloc::Program& program, const alloc::Op& op, std::uint64_t opIndex, std::uint64_t eventsBefore);
     // Closes the phases still open at the end of the run (`eventCount` events, last op `lastOp`)
     // and returns every phase that saw at least one event, ordered by (firstSeq, depth).
     std::vector<PhaseSpan> finish(std::uint64_t eventCount, std::uint64_t lastOp);

@@ -23,17 +23,6 @@ namespace {
 constexpr std::uint64_t kProgressOps = 4096;
 constexpr std::uint64_t kProgressEvents = 4096;
 
-const std::string& labelOf(const alloc::Program& program, std::uint32_t id) {
-    static const std::string unnamed = "(unnamed phase)";
-    return id < program.labels.size() ? program.labels[id] : unnamed;
-}
-
-void checkFraction(const std::optional<double>& fraction) {
-    if (fraction && !(*fraction >= 0.0 && *fraction <= 1.0)) {
-        throw std::invalid_argument("invalid memory fraction " + std::to_string(*fraction) + ": it must be within [0, 1]");
-    }
-}
-
 // Thrown from the import's sink when the progress callback asks to stop: it unwinds the replay.
 struct ImportCancelled {};
 
@@ -115,6 +104,12 @@ ResolvedGpu resolveGpu(const ImportTarget& target) {
 
 }  // namespace
 
+void checkMemoryFraction(const std::optional<double>& fraction) {
+    if (fraction && !(*fraction >= 0.0 && *fraction <= 1.0)) {
+        throw std::invalid_argument("invalid memory fraction " + std::to_string(*fraction) + ": it must be within [0, 1]");
+    }
+}
+
 RecordedRun recordProgram(SessionWriter& writer, const alloc::Program& program, const alloc::StackTable* stacks,
                           const RecordTarget& target, const RecordProgress& progress) {
     // The observer judges the target and creates the run; this loop only drives the allocator.
@@ -148,7 +143,7 @@ RecordedRun recordProgram(SessionWriter& writer, const alloc::Program& program, 
 }
 
 PreparedImport prepareImport(const std::string& file, const ImportTarget& target) {
-    checkFraction(target.memoryFraction);
+    checkMemoryFraction(target.memoryFraction);
     const ResolvedGpu gpu = resolveGpu(target);
     PreparedImport prepared;
     prepared.file = file;
@@ -270,7 +265,7 @@ RecordedReplay recordReplay(SessionWriter& writer, const alloc::RecordedTrace& t
     const alloc::Program& program = out.result.program;
     for (std::uint64_t i = 0; i < program.ops.size(); ++i) {
         const alloc::Op& op = program.ops[i];
-        if (op.kind == alloc::OpKind::Phase) phases.mark(labelOf(program, op.labelId), op.begin, i, sink.eventsBefore(i));
+        phases.markOp(program, op, i, sink.eventsBefore(i));
     }
     recorder.setPhases(phases.finish(sink.count(), program.ops.empty() ? 0 : program.ops.size() - 1));
     out.divergence = divergenceText(out.result);

@@ -32,6 +32,9 @@ struct RecordTarget {
     std::optional<double> memoryFraction;  // set_per_process_memory_fraction before the first op
 };
 
+// std::invalid_argument unless the fraction (set_per_process_memory_fraction) is within [0, 1].
+void checkMemoryFraction(const std::optional<double>& fraction);
+
 // Called from the recording thread every few thousand ops and at the end; return false to cancel.
 using RecordProgress = std::function<bool(std::uint64_t done, std::uint64_t total)>;
 

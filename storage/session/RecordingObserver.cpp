@@ -9,11 +9,6 @@
 namespace allocscope::storage {
 namespace {
 
-const std::string& labelOf(const alloc::Program& program, std::uint32_t id) {
-    static const std::string unnamed = "(unnamed phase)";
-    return id < program.labels.size() ? program.labels[id] : unnamed;
-}
-
 RunInfo infoOf(const RecordTarget& target, std::uint64_t total) {
     RunInfo info = target.info;
     info.totalMemory = total;
@@ -36,10 +31,7 @@ std::uint64_t RecordingObserver::judgedTotal(const RecordTarget& target) {
         throw std::invalid_argument("backend:cudaMallocAsync keeps no segments, so its runs cannot be recorded into a session (config '" +
                                     target.info.config + "')");
     }
-    if (target.memoryFraction && !(*target.memoryFraction >= 0.0 && *target.memoryFraction <= 1.0)) {
-        throw std::invalid_argument("invalid memory fraction " + std::to_string(*target.memoryFraction) +
-                                    ": it must be within [0, 1]");
-    }
+    checkMemoryFraction(target.memoryFraction);
     const std::uint64_t total = target.totalMemory != 0 ? target.totalMemory : target.info.totalMemory;
     if (total == 0) throw std::invalid_argument("the simulated GPU needs a total memory (run '" + target.info.name + "')");
     return total;
@@ -54,7 +46,7 @@ RecordingObserver::RecordingObserver(SessionWriter& writer, const alloc::Program
 
 void RecordingObserver::beforeOp(const alloc::Op& op, std::uint64_t index) {
     // A mark sits between the events of the ops before it and those of the ops after it.
-    if (op.kind == alloc::OpKind::Phase) phases_.mark(labelOf(program_, op.labelId), op.begin, index, recorder_.eventCount());
+    phases_.markOp(program_, op, index, recorder_.eventCount());
 }
 
 void RecordingObserver::afterOp(const alloc::Op&, std::uint64_t index, const alloc::CachingAllocator& allocator) {
