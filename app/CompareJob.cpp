@@ -61,7 +61,7 @@ BuiltProgram buildProgram(const CompareRequest& request) {
         // The trace is replayed once under its recorded settings; the ops it applied are the
         // program every config then runs (the first device of a multi-device snapshot).
         built.program = file.program({request.memoryFraction, built.totalMemory, built.otherMemory});
-        built.sourceKind = file.format == storage::TraceFormat::RmmCsv ? "csv" : "snapshot";
+        built.sourceKind = file.sourceKind();
         built.source = path;
         return built;
     }

@@ -6,8 +6,8 @@
 #include "storage/import/TraceFile.h"
 
 namespace allocscope::cli {
-std::optional<alloc::Program> traceProgram(VerbContext& ctx, const std::string& path,
-                                           const alloc::CompareDevice& device, int& code) {
+std::optional<TraceProgram> traceProgram(VerbContext& ctx, const std::string& path, const alloc::CompareDevice& device,
+                                         int& code) {
     storage::TraceFile file;
     try {
         file = storage::TraceFile::read(path);
@@ -17,7 +17,7 @@ std::optional<alloc::Program> traceProgram(VerbContext& ctx, const std::string& 
         return std::nullopt;
     }
     if (file.traces.size() > 1) ctx.err << "allocscope-cli: the trace has " << file.traces.size() << " devices; using the first\n";
-    return file.program({device.memoryFraction, device.totalMemory, device.otherMemory});
+    return TraceProgram{file.program({device.memoryFraction, device.totalMemory, device.otherMemory}), file.sourceKind()};
 }
 
 }  // namespace allocscope::cli

@@ -10,11 +10,16 @@
 
 namespace allocscope::cli {
 
+struct TraceProgram {
+    alloc::Program program;
+    std::string sourceKind;  // "snapshot" or "csv", by the file's content (storage::TraceFile)
+};
+
 // Reads the trace file (storage::TraceFile) and turns its first device's trace into a program
 // (alloc::programFromTrace, which says how). On bad input prints one
 // `allocscope-cli: <what> (<file>[: <where inside>])` line, sets `code` to kExitBadInput and
 // returns nullopt.
-std::optional<alloc::Program> traceProgram(VerbContext& ctx, const std::string& path,
-                                           const alloc::CompareDevice& device, int& code);
+std::optional<TraceProgram> traceProgram(VerbContext& ctx, const std::string& path, const alloc::CompareDevice& device,
+                                         int& code);
 
 }  // namespace allocscope::cli

@@ -43,6 +43,9 @@ struct TraceFile {
     // `bytes` is the file's content; the error carries no path (read() adds it).
     static TraceFormat detect(const std::string& path, std::string_view bytes);
 
+    // What a session's run records as its source kind: "snapshot" or "csv".
+    const char* sourceKind() const { return format == TraceFormat::RmmCsv ? "csv" : "snapshot"; }
+
     // The first device's trace as a program to run under other configs (alloc::programFromTrace
     // says how). Callers that care warn when traces.size() > 1.
     alloc::Program program(const alloc::ProgramFromTraceOptions& options) const;

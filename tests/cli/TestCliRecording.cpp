@@ -238,6 +238,22 @@ private slots:
         QCOMPARE(run.info.name, std::string("frag101__default.pickle · default"));
     }
 
+    // The source kind comes from the file's content (storage::TraceFile), as the import and the
+    // Compare tab record it, not from its name: an RMM log named .txt is a csv run.
+    void traceSourceKindFollowsTheContent() {
+        const std::string log = path("rmm-log.txt");
+        std::filesystem::copy_file(trace("frag101__default.csv"), log);
+        for (const char* verb : {"compare", "recommend"}) {
+            const std::string file = path(verb == std::string("compare") ? "kind-compare.allocscope" : "kind-recommend.allocscope");
+            const CliResult r = verb == std::string("compare") ? runInProcess({"compare", log, "--config", "", "--db", file})
+                                                               : runInProcess({"recommend", log, "--no-gpu-search", "--db", file});
+            QVERIFY2(r.code == 0, r.err.c_str());
+            storage::SessionReader reader(file);
+            QCOMPARE(reader.run(1).info.sourceKind, std::string("csv"));
+            QCOMPARE(reader.run(1).info.name, std::string("rmm-log.txt · default"));
+        }
+    }
+
     void recommendRecordsItsGrid() {
         const std::string file = path("recommend.allocscope");
         const CliResult r = runInProcess({"recommend", "oom-with-free-memory", "--no-gpu-search", "--db", file});

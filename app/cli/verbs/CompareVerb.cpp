@@ -158,11 +158,13 @@ int runCompare(VerbContext& ctx) {
         alloc::Program program;
         alloc::StackTable stacks;
         alloc::ProgramInfo info{workloadName, "", 0};
+        std::string sourceKind = "demo";
         if (isTrace) {
             int code = kExitOk;
-            std::optional<alloc::Program> fromTrace = traceProgram(ctx, workloadName, target, code);
+            std::optional<TraceProgram> fromTrace = traceProgram(ctx, workloadName, target, code);
             if (!fromTrace) return code;
-            program = std::move(*fromTrace);
+            program = std::move(fromTrace->program);
+            sourceKind = fromTrace->sourceKind;
         } else {
             const alloc::WorkloadParams params = workload->resolve(overrides);
             alloc::GeneratedProgram generated = workload->generate(params, seed);
@@ -174,17 +176,12 @@ int runCompare(VerbContext& ctx) {
         options.threads = static_cast<unsigned>(std::stoul(threadsText));
         std::optional<DbRecorder> recorder;
         if (db) {  // each config's measured run is recorded as it runs (stdout keeps the table or JSON)
-            const bool csv = isTrace && workloadName.size() > 4 && workloadName.substr(workloadName.size() - 4) == ".csv";
             const std::string source = isTrace ? workloadName : info.name + " (" + info.params + ")" +
                                                                     (workload->usesSeed() ? " seed " + std::to_string(seed) : std::string());
             const std::string base = isTrace ? std::filesystem::path(workloadName).filename().string() : info.name;
-            const std::string kind = isTrace ? (csv ? "csv" : "snapshot") : "demo";
             recorder.emplace(*db);
             options.observerFor = recorder->observeRuns(program, isTrace ? nullptr : &stacks, target,
-                                                        [base, kind, source](const alloc::CompareConfig& c) {
-                                                            return DbRun{base + " · " + c.label, kind, source,
-                                                                         c.label == "default" ? std::string() : c.label, c.config};
-                                                        });
+                                                        DbRecorder::describeRuns(base, sourceKind, source));
         }
         const std::vector<alloc::RunMetrics> runs = alloc::ComparisonEngine::compare(program, compareConfigs, target, options);
         if (json) {

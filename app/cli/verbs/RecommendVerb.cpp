@@ -111,11 +111,13 @@ int runRecommend(VerbContext& ctx) {
         alloc::Program program;
         alloc::StackTable stacks;
         std::string title = workloadName;
+        std::string sourceKind = "demo";
         if (isTrace) {
             int code = kExitOk;
-            std::optional<alloc::Program> fromTrace = traceProgram(ctx, workloadName, target, code);
+            std::optional<TraceProgram> fromTrace = traceProgram(ctx, workloadName, target, code);
             if (!fromTrace) return code;
-            program = std::move(*fromTrace);
+            program = std::move(fromTrace->program);
+            sourceKind = fromTrace->sourceKind;
         } else {
             const alloc::WorkloadParams params = workload->resolve(overrides);
             alloc::GeneratedProgram generated = workload->generate(params, seed);
@@ -134,16 +136,9 @@ int runRecommend(VerbContext& ctx) {
         std::optional<DbRecorder> recorder;
         if (db) {  // the grid's measured runs are recorded as they run (not the GPU-size search's)
             const std::string base = isTrace ? std::filesystem::path(workloadName).filename().string() : workload->name();
-            const bool csv = isTrace && workloadName.size() > 4 && workloadName.substr(workloadName.size() - 4) == ".csv";
-            const std::string kind = isTrace ? (csv ? "csv" : "snapshot") : "demo";
-            const std::string source = isTrace ? workloadName : title;
             recorder.emplace(*db);
             options.observerFor = recorder->observeRuns(program, isTrace ? nullptr : &stacks, target,
-                                                        [base, kind, source](const alloc::CompareConfig& c) {
-                                                            const std::string label = c.label.empty() ? "default" : c.label;
-                                                            return DbRun{base + " · " + label, kind, source,
-                                                                         label == "default" ? std::string() : label, c.config};
-                                                        });
+                                                        DbRecorder::describeRuns(base, sourceKind, isTrace ? workloadName : title));
         }
         const alloc::Recommendation rec = alloc::Recommender::recommend(program, target, options);
         ctx.out << title << " on " << target.name << "\n" << alloc::CompareReport::recommendation(rec);

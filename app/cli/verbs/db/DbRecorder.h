@@ -55,6 +55,10 @@ public:
     alloc::RunObserverFor observeRuns(const alloc::Program& program, const alloc::StackTable* stacks,
                                       const alloc::CompareDevice& device,
                                       std::function<DbRun(const alloc::CompareConfig&)> describe);
+    // The usual `describe` of a comparison's runs: "BASE · LABEL" (an empty label is "default",
+    // recorded with the default config text ""), of `sourceKind`, from `source`.
+    static std::function<DbRun(const alloc::CompareConfig&)> describeRuns(std::string base, std::string sourceKind,
+                                                                         std::string source);
     // After the comparison, what recordPrograms prints: a note per cudaMallocAsync config, then
     // one "run N: NAME" line per recorded run on `out`, or the one-line error of a session that
     // could not be opened or written (the comparison's own output is complete either way).
@@ -81,6 +85,14 @@ private:
     std::vector<std::shared_ptr<Observed>> observed_;
     std::exception_ptr openError_;  // the session could not be opened for observeRuns
 };
+
+inline std::function<DbRun(const alloc::CompareConfig&)> DbRecorder::describeRuns(std::string base, std::string sourceKind,
+                                                                                   std::string source) {
+    return [base = std::move(base), kind = std::move(sourceKind), source = std::move(source)](const alloc::CompareConfig& c) {
+        const std::string label = c.label.empty() ? "default" : c.label;
+        return DbRun{base + " · " + label, kind, source, label == "default" ? std::string() : label, c.config};
+    };
+}
 
 #if !ALLOCSCOPE_HAVE_STORAGE
 // Without sqlite3 there are no session files: every recording is refused.
