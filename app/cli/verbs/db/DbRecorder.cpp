@@ -33,6 +33,10 @@ storage::RecordTarget targetOf(const DbRun& run, const alloc::CompareDevice& dev
     return target;
 }
 
+void noteNotRecorded(VerbContext& ctx, const std::string& name) {
+    ctx.err << "allocscope-cli: note: '" << name << "' is not recorded: the cudaMallocAsync model keeps no segments to store\n";
+}
+
 }  // namespace
 
 // Forwards one run to its RecordingObserver until that throws (a session that can no longer be
@@ -106,8 +110,7 @@ int DbRecorder::recordPrograms(VerbContext& ctx, std::ostream& out, const alloc:
     std::vector<const DbRun*> native;
     for (const DbRun& run : runs) {
         if (run.config.backend == alloc::Backend::CudaMallocAsync) {
-            ctx.err << "allocscope-cli: note: '" << run.name
-                    << "' is not recorded: the cudaMallocAsync model keeps no segments to store\n";
+            noteNotRecorded(ctx, run.name);
         } else {
             native.push_back(&run);
         }
@@ -120,13 +123,7 @@ int DbRecorder::recordPrograms(VerbContext& ctx, std::ostream& out, const alloc:
     std::vector<int> numbers;
     try {
         for (const DbRun* run : native) {
-            storage::RecordTarget target;
-            target.info = infoOf(*run, device.name, device.totalMemory, device.memoryFraction);
-            target.config = run->config;
-            target.totalMemory = device.totalMemory;
-            target.otherMemory = device.otherMemory;
-            target.memoryFraction = device.memoryFraction;
-            numbers.push_back(storage::recordProgram(*writer_, program, stacks, target).runNumber);
+            numbers.push_back(storage::recordProgram(*writer_, program, stacks, targetOf(*run, device)).runNumber);
         }
     } catch (const storage::SessionError& e) {
         return reportSessionError(ctx, e);
@@ -164,10 +161,7 @@ alloc::RunObserverFor DbRecorder::observeRuns(const alloc::Program& program, con
 
 int DbRecorder::reportRecorded(VerbContext& ctx, std::ostream& out) {
     for (const std::shared_ptr<Observed>& o : observed_) {
-        if (o->async()) {
-            ctx.err << "allocscope-cli: note: '" << o->name()
-                    << "' is not recorded: the cudaMallocAsync model keeps no segments to store\n";
-        }
+        if (o->async()) noteNotRecorded(ctx, o->name());
     }
     if (openError_) return reportError(ctx, openError_);
     for (const std::shared_ptr<Observed>& o : observed_) {
