@@ -196,6 +196,10 @@ bool AsyncBackendModel::apply(const Op& op, std::uint64_t opIndex, AsyncRunResul
         break;
     case OpKind::ResetAccumulatedStats:  // PyTorch only warns under this backend
     case OpKind::Phase:
+    case OpKind::CreatePool:  // cudaMallocAsync has one pool: private pools route nowhere here
+    case OpKind::BeginAllocateToPool:
+    case OpKind::EndAllocateToPool:
+    case OpKind::ReleasePool:
         break;
     }
     ++result.opsRun;

@@ -29,6 +29,7 @@ CachingAllocator::Impl::Impl(const AllocatorConfig& config, DeviceMemory& device
 CachingAllocator::Impl::~Impl() {
     // The sets hold nodes from arena_; clear them before the arena goes (members are destroyed
     // in reverse order, so this is belt and braces).
+    privatePools_.clear();
     large_.blocks.clear();
     large_.unmapped.clear();
     small_.blocks.clear();
@@ -98,17 +99,19 @@ std::optional<std::uint64_t> CachingAllocator::Impl::malloc(std::uint64_t origSi
     // process_events: in the simulation, pending frees complete only when the program says so
     // (completePendingFree / synchronize), so there is nothing to poll here.
     const std::uint64_t size = roundSize(origSize);
-    BlockPool& pool = poolFor(size);
+    BlockPool& pool = getPool(size, stream);
     const std::uint64_t allocSize = allocationSize(size);
 
     Block* block = getFreeBlock(pool, stream, size);
     if (block == nullptr) {
         if (gcEnabled()) garbageCollectCachedBlocks();
         block = allocBlock(pool, stream, size, allocSize, false, stackId);
+        if (block == nullptr) block = tryMempoolFallback(pool, stream, size);
         if (block == nullptr && releaseAvailableCachedBlocks(pool, stream, size)) {
             block = allocBlock(pool, stream, size, allocSize, false, stackId);
         }
-        if (block == nullptr) {
+        // While any routing is active (a capture, use_mem_pool) PyTorch 2.11 skips the retry.
+        if (block == nullptr && routings_.empty()) {
             {
                 CauseScope scope(*this, EventCause::OomRetry);
                 releaseCachedBlocks();
@@ -158,6 +161,7 @@ Block* CachingAllocator::Impl::getFreeBlock(BlockPool& pool, StreamId stream, st
 
 // should_split(): §3.2.
 bool CachingAllocator::Impl::shouldSplit(const Block* block, std::uint64_t size) const {
+    if (block->pool->owner != nullptr && block->pool->owner->options.noSplit) return false;
     const std::uint64_t remaining = block->size - size;
     if (block->pool->isSmall || config_.expandableSegments) return remaining >= kMinBlockSize;
     return size < config_.maxSplitSize && remaining > kSmallSize;
@@ -224,6 +228,7 @@ Block* CachingAllocator::Impl::allocBlock(BlockPool& pool, StreamId stream, std:
     const std::optional<std::uint64_t> address = device_.allocateSegment(allocSize, stream);
     if (!address) return nullptr;
     totalAllocatedMemory_ += allocSize;
+    if (pool.owner != nullptr) ++pool.owner->segments;
     Segment* segment = newSegment();
     segment->address = *address;
     segment->size = allocSize;
@@ -399,6 +404,12 @@ std::vector<SegmentInfo> CachingAllocator::snapshot() {
     return result;
 }
 std::vector<SegmentInfo> CachingAllocator::segments() const { return impl_->segments(); }
+void CachingAllocator::createPool(PoolId id, PrivatePoolOptions options) { impl_->createPool(id, options); }
+void CachingAllocator::beginAllocateToPool(PoolId id, std::optional<StreamId> stream, bool capture) {
+    impl_->beginAllocateToPool(id, stream, capture);
+}
+bool CachingAllocator::endAllocateToPool(PoolId id) { return impl_->endAllocateToPool(id); }
+bool CachingAllocator::releasePool(PoolId id) { return impl_->releasePool(id); }
 std::string CachingAllocator::memorySummary(int deviceId, bool abbreviated) const {
     return formatMemorySummary(impl_->stats_, deviceId, abbreviated);
 }

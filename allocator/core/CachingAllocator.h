@@ -17,6 +17,7 @@
 #include "allocator/core/DeviceStats.h"
 #include "allocator/core/Event.h"
 #include "allocator/core/EventSink.h"
+#include "allocator/core/PoolId.h"
 #include "allocator/core/SegmentInfo.h"
 
 namespace allocscope::alloc {
@@ -36,6 +37,12 @@ struct OomInfo {
     std::uint64_t deviceFree = 0;
     std::uint64_t deviceTotal = 0;
     std::string message;              // PyTorch's text, exactly
+};
+
+// torch.cuda.MemPool's options (reference §12).
+struct PrivatePoolOptions {
+    bool useOnOom = false;  // searched for a free block before an OOM of a default-pool request
+    bool noSplit = false;   // blocks of this pool are never split
 };
 
 class CachingAllocator {
@@ -69,6 +76,34 @@ public:
     void setMemoryFraction(double fraction);
     void resetPeakStats();
     void resetAccumulatedStats();
+
+    // ---- private pools (reference §12; c10's createOrIncrefPool, beginAllocateToPool,
+    // endAllocateToPool, releasePool) ----
+    // torch.cuda.MemPool() / a graph's pool: creates the pool with one use, or adds a use.
+    void createPool(PoolId id, PrivatePoolOptions options = {});
+    // From now on, allocations on `stream` (a CUDA graph capture on that stream) or on every
+    // stream (nullopt: torch.cuda.use_mem_pool, which PyTorch filters by thread) come from the
+    // pool, newest routing first. Creates the pool with one use if it does not exist. `capture`:
+    // a CUDA graph capture is underway (event queries are illegal: pending frees are deferred).
+    void beginAllocateToPool(PoolId id, std::optional<StreamId> stream, bool capture);
+    // Stops the newest routing to `id`. Returns false if none is active.
+    bool endAllocateToPool(PoolId id);
+    // The pool's owner is gone (CUDAGraph reset, MemPool destroyed): one use less. At zero the
+    // pool is freeable: empty_cache() may then cudaFree its whole free segments, and the pool
+    // is deleted once it owns none. Returns false for an unknown pool.
+    bool releasePool(PoolId id);
+
+    // The pool of the live segment (or expandable reservation) that contains `address`; nullopt
+    // when no live segment does. Linear in the number of segments (replays use it to tell which
+    // pool a recorded allocation came from).
+    std::optional<PoolId> poolOfAddress(std::uint64_t address) const;
+
+    // Rebuilds a state PyTorch had, from a snapshot's segments (the history of a ring buffer
+    // that overflowed starts mid-run): every segment, block and state exactly as given, with
+    // the statistics' `current` values (and peaks) that state implies. Only on a fresh
+    // allocator. Emits segment_alloc / segment_map and alloc events (and free_requested for
+    // pending frees) so that event consumers see the same state.
+    void restoreSegments(const std::vector<SegmentInfo>& segments);
 
     const DeviceStats& stats() const;
     const AllocatorConfig& config() const;

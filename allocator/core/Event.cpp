@@ -7,8 +7,8 @@ namespace {
 constexpr std::array<std::string_view, kEventActionCount> kActionNames = {
     "alloc",       "free_requested", "free_completed", "segment_alloc", "segment_free",
     "segment_map", "segment_unmap",  "oom",            "snapshot"};
-constexpr std::array<std::string_view, 5> kCauseNames = {"program", "gc", "oversize_release",
-                                                         "oom_retry", "empty_cache"};
+constexpr std::array<std::string_view, kEventCauseCount> kCauseNames = {
+    "program", "gc", "oversize_release", "oom_retry", "empty_cache", "restored"};
 }  // namespace
 
 std::string_view actionName(EventAction action) {

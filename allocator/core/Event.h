@@ -31,7 +31,12 @@ enum class EventCause : std::uint8_t {
     OversizeRelease,  // release_available_cached_blocks freed oversize segments (max_split_size)
     OomRetry,         // release_cached_blocks before the one retry of a failed cudaMalloc
     EmptyCache,       // an explicit empty_cache()
+    // State PyTorch already had when the recorded history starts (a ring buffer that overflowed,
+    // a state-only snapshot), rebuilt by restoreSegments: not a decision of the program or the
+    // allocator at this point.
+    Restored,
 };
+inline constexpr int kEventCauseCount = 6;
 
 enum class PoolKind : std::uint8_t { Small, Large };
 
@@ -52,7 +57,7 @@ struct Event {
 // "alloc", "free_requested", ... exactly as PyTorch's snapshot spells them.
 std::string_view actionName(EventAction action);
 std::optional<EventAction> actionFromName(std::string_view name);
-// "program", "gc", "oversize_release", "oom_retry", "empty_cache".
+// "program", "gc", "oversize_release", "oom_retry", "empty_cache", "restored".
 std::string_view causeName(EventCause cause);
 std::optional<EventCause> causeFromName(std::string_view name);
 std::string_view poolName(PoolKind pool);  // "small" / "large"

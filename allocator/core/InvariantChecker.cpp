@@ -137,7 +137,17 @@ std::string walk(const CachingAllocator::Impl& impl, std::uint64_t maxSplit, Rec
     }
     // Every free-set entry is a distinct free, mapped, idle block of a live segment of that pool
     // with its current key; with the counts equal, the free sets hold exactly the free blocks.
-    for (const detail::BlockPool* pool : {&impl.small_, &impl.large_}) {
+    // Every BlockPool: the default two and each private pool's two.
+    std::vector<const detail::BlockPool*> pools{&impl.small_, &impl.large_};
+    for (const auto& [id, privatePool] : impl.privatePools_) {
+        pools.push_back(&privatePool->small);
+        pools.push_back(&privatePool->large);
+    }
+    std::size_t freeEntries[3] = {0, 0, 0};
+    std::size_t unmappedEntries[3] = {0, 0, 0};
+    for (const detail::BlockPool* pool : pools) {
+        freeEntries[pool->statType] += pool->blocks.size();
+        unmappedEntries[pool->statType] += pool->unmapped.size();
         for (const detail::FreeEntry& entry : pool->blocks) {
             const Block* block = entry.block;
             const Segment* segment = block->segment;
@@ -154,11 +164,11 @@ std::string walk(const CachingAllocator::Impl& impl, std::uint64_t maxSplit, Rec
             }
         }
     }
-    if (impl.small_.blocks.size() != freeCount[kSmallPool] || impl.large_.blocks.size() != freeCount[kLargePool]) {
+    if (freeEntries[kSmallPool] != freeCount[kSmallPool] || freeEntries[kLargePool] != freeCount[kLargePool]) {
         return "the free sets do not hold exactly the free blocks";
     }
-    if (impl.small_.unmapped.size() != unmappedCount[kSmallPool] ||
-        impl.large_.unmapped.size() != unmappedCount[kLargePool]) {
+    if (unmappedEntries[kSmallPool] != unmappedCount[kSmallPool] ||
+        unmappedEntries[kLargePool] != unmappedCount[kLargePool]) {
         return "an unmapped set holds blocks that are not unmapped ranges of a live segment";
     }
     if (impl.active_.size() != activeCount) return "the address map holds blocks that are not active";

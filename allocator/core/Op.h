@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "allocator/core/Event.h"
+#include "allocator/core/PoolId.h"
 
 namespace allocscope::alloc {
 
@@ -21,11 +22,23 @@ enum class OpKind : std::uint8_t {
     ResetPeakStats,         // reset_peak_memory_stats()
     ResetAccumulatedStats,  // reset_accumulated_memory_stats()
     Phase,                  // phase(label, begin|end): a named region (record_function)
+    // Private pools (reference §12). The pool id travels in (id, size) = (first, second).
+    CreatePool,           // torch.cuda.MemPool(use_on_oom, no_split) / a graph's pool: one use more
+    BeginAllocateToPool,  // route allocations (one stream, or all) to the pool: a capture or use_mem_pool
+    EndAllocateToPool,    // stop that routing
+    ReleasePool,          // the pool's owner is gone (graph reset, MemPool destroyed): one use less
 };
+
+// Op::flags bits.
+inline constexpr std::uint8_t kOpAllStreams = 1;  // BeginAllocateToPool: every stream (use_mem_pool)
+inline constexpr std::uint8_t kOpCapture = 2;     // BeginAllocateToPool: a CUDA graph capture
+inline constexpr std::uint8_t kOpUseOnOom = 4;    // CreatePool: MemPool(use_on_oom=True)
+inline constexpr std::uint8_t kOpNoSplit = 8;     // CreatePool: MemPool(no_split=True)
 
 struct Op {
     OpKind kind = OpKind::Alloc;
     bool begin = true;           // Phase: begin (true) or end (false)
+    std::uint8_t flags = 0;      // pool ops: kOp* bits (sits in padding: no extra bytes)
     std::uint32_t stackId = 0;   // Alloc: the allocation's stack (StackTable id, 0 = none)
     std::uint32_t labelId = 0;   // Phase: index into Program::labels
     std::uint64_t id = 0;        // tensor id (Alloc, Free, RecordStream, CompletePending)
@@ -72,6 +85,16 @@ struct Op {
         op.fraction = fraction;
         return op;
     }
+    static Op pool(OpKind kind, PoolId id, std::uint8_t flags = 0, StreamId stream = 0) {
+        Op op;
+        op.kind = kind;
+        op.id = id.first;
+        op.size = id.second;
+        op.flags = flags;
+        op.stream = stream;
+        return op;
+    }
+    PoolId poolId() const { return PoolId{id, size}; }
     static Op phase(std::uint32_t label, bool begin) {
         Op op;
         op.kind = OpKind::Phase;

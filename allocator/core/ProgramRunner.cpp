@@ -18,6 +18,10 @@ const char* kindName(OpKind kind) {
         case OpKind::ResetPeakStats: return "reset_peak_stats";
         case OpKind::ResetAccumulatedStats: return "reset_accumulated_stats";
         case OpKind::Phase: return "phase";
+        case OpKind::CreatePool: return "create_pool";
+        case OpKind::BeginAllocateToPool: return "begin_allocate_to_pool";
+        case OpKind::EndAllocateToPool: return "end_allocate_to_pool";
+        case OpKind::ReleasePool: return "release_pool";
     }
     return "unknown";
 }
@@ -132,6 +136,27 @@ bool ProgramRunner::apply(const Op& op, std::uint64_t opIndex, ProgramResult& re
         case OpKind::ResetPeakStats: allocator_.resetPeakStats(); break;
         case OpKind::ResetAccumulatedStats: allocator_.resetAccumulatedStats(); break;
         case OpKind::Phase: break;
+        case OpKind::CreatePool:
+            if (op.poolId().isDefault()) return fail(result, opIndex, "create_pool of the default pool (0, 0)");
+            allocator_.createPool(op.poolId(), PrivatePoolOptions{(op.flags & kOpUseOnOom) != 0, (op.flags & kOpNoSplit) != 0});
+            break;
+        case OpKind::BeginAllocateToPool: {
+            if (op.poolId().isDefault()) return fail(result, opIndex, "begin_allocate_to_pool of the default pool (0, 0)");
+            const std::optional<StreamId> stream =
+                (op.flags & kOpAllStreams) != 0 ? std::nullopt : std::optional<StreamId>(op.stream);
+            allocator_.beginAllocateToPool(op.poolId(), stream, (op.flags & kOpCapture) != 0);
+            break;
+        }
+        case OpKind::EndAllocateToPool:
+            if (!allocator_.endAllocateToPool(op.poolId())) {
+                return fail(result, opIndex, "end_allocate_to_pool of a pool that is not being allocated to");
+            }
+            break;
+        case OpKind::ReleasePool:
+            if (!allocator_.releasePool(op.poolId())) {
+                return fail(result, opIndex, "release_pool of a pool without owners");
+            }
+            break;
         default: return fail(result, opIndex, std::string("unknown op kind ") + kindName(op.kind));
     }
     ++result.opsRun;

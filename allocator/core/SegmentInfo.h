@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "allocator/core/Event.h"
+#include "allocator/core/PoolId.h"
 
 namespace allocscope::alloc {
 
@@ -34,6 +35,7 @@ struct SegmentInfo {
     std::uint64_t requestedSize = 0;  // sum of requested sizes of active blocks
     StreamId stream = 0;
     PoolKind pool = PoolKind::Large;  // segment_type "small" / "large"
+    PoolId poolId;                    // segment_pool_id: (0, 0) = the default pool
     bool isExpandable = false;
     std::uint32_t stackId = 0;        // the segment's creation stack
     std::vector<BlockInfo> blocks;

@@ -43,6 +43,7 @@ bool writeOps(const std::string& path, const Program& program) {
         case OpKind::ResetPeakStats: out << "reset_peak\n"; break;
         case OpKind::ResetAccumulatedStats: out << "reset_accumulated\n"; break;
         case OpKind::Phase: break;
+        default: break;  // private pools: the async backend has none
         }
     }
     return static_cast<bool>(out);

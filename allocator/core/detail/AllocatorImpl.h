@@ -3,10 +3,13 @@
 // function (DeviceCachingAllocator in c10/cuda/CUDACachingAllocator.cpp). Internal: only the
 // allocator's own sources and the InvariantChecker (which inspects the blocks) include it.
 //
+// Private pools (§12) are modelled: routing by stream while a capture or use_mem_pool is active,
+// use counts, freeable pools released by empty_cache(), use_on_oom and no_split MemPools.
 // Not modelled (documented choices):
-// - CUDA graphs, private pools and MemPools (§12): every request goes to the default small/large
-//   pools; "allocated in private pools" in the OOM message is always 0; release_cached_blocks
-//   always synchronizes (no capture is ever underway).
+// - A CUDA graph's own semantics (replay, the capture's events): a capture is the routing of its
+//   stream's allocations to the graph's pool, and a capture underway skips the OOM retry's
+//   release_cached_blocks and synchronisation, as in PyTorch.
+// - use_mem_pool filters by thread in PyTorch; here a routing covers one stream or all streams.
 // - Free-memory callbacks (cuda_ipc_collect) never free anything, so the second search of §4
 //   step 3 never happens (it would tick the GC clock once more).
 // - Event completion: a pending free completes when the program says so (completePendingFree),
@@ -19,6 +22,8 @@
 // free, search, split, merge), AllocatorRelease.cpp (GC, oversize release, empty_cache, OOM) and
 // ExpandableSegments.cpp (map/unmap), because one file would exceed the size rule.
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +34,7 @@
 #include "allocator/core/detail/Block.h"
 #include "allocator/core/detail/BlockPool.h"
 #include "allocator/core/detail/NodeArena.h"
+#include "allocator/core/detail/PrivatePool.h"
 
 namespace allocscope::alloc {
 
@@ -52,8 +58,25 @@ public:
     std::vector<SegmentInfo> segments() const;
     std::string debugDump() const;
 
+    // ---- private pools (PrivatePools.cpp) ----
+    void createPool(PoolId id, PrivatePoolOptions options);
+    void beginAllocateToPool(PoolId id, std::optional<StreamId> stream, bool capture);
+    bool endAllocateToPool(PoolId id);
+    bool releasePool(PoolId id);
+    // get_pool(): the BlockPool a request of `size` on `stream` is routed to.
+    detail::BlockPool& getPool(std::uint64_t size, StreamId stream);
+    // try_mempool_fallback(): a use_on_oom MemPool's free block for a default-pool request.
+    detail::Block* tryMempoolFallback(const detail::BlockPool& pool, StreamId stream, std::uint64_t size);
+    // The free bytes cached in private pools (the OOM message's "allocated in private pools").
+    std::uint64_t privatePoolFreeBytes() const;
+    void releaseFreeablePools();
+    bool captureUnderway() const;
+
     // ---- decision procedures ----
     detail::BlockPool& poolFor(std::uint64_t size) { return size <= kSmallSize ? small_ : large_; }
+    // The small or large BlockPool of pool `id` (the default pools for (0, 0)); a private pool
+    // that does not exist yet is created with no use.
+    detail::BlockPool& blockPoolFor(PoolId id, bool small);
     bool gcEnabled() const { return allowedMax_.has_value() && config_.garbageCollectionThreshold > 0.0; }
     detail::Block* getFreeBlock(detail::BlockPool& pool, StreamId stream, std::uint64_t size);
     bool shouldSplit(const detail::Block* block, std::uint64_t size) const;
@@ -128,6 +151,15 @@ public:
     detail::AddressMap active_;               // allocated and pending-free blocks
     std::vector<detail::Segment*> segments_;  // live segments and reservations (unordered)
     std::vector<detail::Block*> pending_;     // pending frees, in free() order
+    // Private pools by id (ordered: release order is deterministic), and the active routings in
+    // the order they began (c10's graph_pools and captures_underway).
+    struct Routing {
+        PoolId id;
+        std::optional<StreamId> stream;  // nullopt: every stream
+        bool capture = false;
+    };
+    std::map<PoolId, std::unique_ptr<detail::PrivatePool>> privatePools_;
+    std::vector<Routing> routings_;
     DeviceStats stats_;
     std::uint64_t totalAllocatedMemory_ = 0;  // cudaMalloc'd + mapped bytes
     std::optional<std::uint64_t> allowedMax_;  // fraction cap in bytes

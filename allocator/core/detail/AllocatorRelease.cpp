@@ -19,6 +19,7 @@ void CachingAllocator::Impl::releaseBlock(Block* block) {
          block->segment->stackId, pool.kind);
     device_.freeSegment(block->address, block->size);
     totalAllocatedMemory_ -= block->size;
+    if (pool.owner != nullptr) --pool.owner->segments;
     decrease(stats_.segment, pool.statType, 1);
     decrease(stats_.reserved_bytes, pool.statType, static_cast<std::int64_t>(block->size));
     if (block->size >= config_.maxSplitSize) stats_.oversize_segments.decrease(1);
@@ -52,11 +53,15 @@ void CachingAllocator::Impl::synchronizeAndFreeEvents() {
     completeAllPending();
 }
 
-// release_cached_blocks() for the default pools (no capture in the simulation).
+// release_cached_blocks(): the default pools (only while no routing is active: event queries
+// are illegal during a capture), then every freeable private pool.
 void CachingAllocator::Impl::releaseCachedBlocks() {
-    synchronizeAndFreeEvents();
-    releaseBlocks(large_);
-    releaseBlocks(small_);
+    if (routings_.empty()) {
+        synchronizeAndFreeEvents();
+        releaseBlocks(large_);
+        releaseBlocks(small_);
+    }
+    releaseFreeablePools();
 }
 
 void CachingAllocator::Impl::emptyCache() {
@@ -150,9 +155,13 @@ void CachingAllocator::Impl::reportOom(std::uint64_t origSize, std::uint64_t siz
     }
     emit(EventAction::Oom, deviceFree, size, size, stream, 0, 0, poolFor(size).kind);
     stats_.num_ooms += 1;
-    // No private pools are modelled, so "allocated in private pools" is always 0.
+    // PyTorch's "allocated in private pools" sums the *free* cached blocks of the private pools.
+    const std::uint64_t inPrivatePools = privatePoolFreeBytes();
     const auto allocated = static_cast<std::uint64_t>(stats_.allocated_bytes[kAggregate].current);
     const auto reserved = static_cast<std::uint64_t>(stats_.reserved_bytes[kAggregate].current);
+    const std::string privatePoolMessage =
+        inPrivatePools > 0 ? "with " + formatSize(inPrivatePools) + " allocated in private pools (e.g., CUDA Graphs), "
+                           : std::string();
     lastOom_.requestedSize = origSize;
     lastOom_.roundedSize = size;
     lastOom_.allocSize = allocSize;
@@ -160,8 +169,9 @@ void CachingAllocator::Impl::reportOom(std::uint64_t origSize, std::uint64_t siz
     lastOom_.deviceTotal = deviceTotal;
     lastOom_.message = "CUDA out of memory. Tried to allocate " + formatSize(allocSize) + ". GPU 0 has a total capacity of " +
                        formatSize(deviceTotal) + " of which " + formatSize(deviceFree) + " is free. " + procInfo +
-                       allowedInfo + "Of the allocated memory " + formatSize(allocated) +
-                       " is allocated by PyTorch, and " + formatSize(reserved - allocated) +
+                       allowedInfo + "Of the allocated memory " + formatSize(allocated + inPrivatePools) +
+                       " is allocated by PyTorch, " + privatePoolMessage + "and " +
+                       formatSize(reserved - allocated - inPrivatePools) +
                        " is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try "
                        "setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See "
                        "documentation for Memory Management  "

@@ -33,6 +33,7 @@ SegmentInfo startSegment(const Segment* segment, std::uint64_t address) {
     info.address = address;
     info.stream = segment->stream;
     info.pool = segment->pool->kind;
+    if (segment->pool->owner != nullptr) info.poolId = segment->pool->owner->id;
     info.isExpandable = segment->expandable;
     info.stackId = segment->stackId;
     return info;

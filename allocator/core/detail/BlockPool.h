@@ -84,13 +84,16 @@ struct ByAddress {
 using FreeSet = std::set<FreeEntry, BySize, ArenaAllocator<FreeEntry>>;
 using UnmappedSet = std::set<Block*, ByAddress, ArenaAllocator<Block*>>;
 
+struct PrivatePool;
+
 struct BlockPool {
-    BlockPool(NodeArena* arena, bool small)
+    BlockPool(NodeArena* arena, bool small, PrivatePool* ownerPool = nullptr)
         : blocks(BySize{}, ArenaAllocator<FreeEntry>(arena)),
           unmapped(ByAddress{}, ArenaAllocator<Block*>(arena)),
           isSmall(small),
           kind(small ? PoolKind::Small : PoolKind::Large),
-          statType(small ? kSmallPool : kLargePool) {}
+          statType(small ? kSmallPool : kLargePool),
+          owner(ownerPool) {}
 
     void insertFree(Block* block) {
         block->gcCountBase = getFreeBlocksCallCount;
@@ -104,6 +107,7 @@ struct BlockPool {
     bool isSmall;
     PoolKind kind;
     StatType statType;
+    PrivatePool* owner;  // the private pool this BlockPool belongs to; null for the default pools
 };
 
 }  // namespace allocscope::alloc::detail

@@ -36,6 +36,7 @@ Block* CachingAllocator::Impl::findExpandableBlock(BlockPool& pool, StreamId str
     const std::uint64_t reservationSize = pages * pageSize;
     const std::optional<std::uint64_t> base = device_.reserveAddressRange(reservationSize, pageSize, stream);
     if (!base) return nullptr;
+    if (pool.owner != nullptr) ++pool.owner->segments;
     Segment* segment = newSegment();
     segment->address = *base;
     segment->size = reservationSize;
@@ -179,6 +180,7 @@ void CachingAllocator::Impl::unmapBlock(Block* block) {
 void CachingAllocator::Impl::releaseExpandableSegment(Block* block) {
     Segment* segment = block->segment;
     block->pool->unmapped.erase(block);
+    if (block->pool->owner != nullptr) --block->pool->owner->segments;
     device_.releaseAddressRange(segment->address, segment->size);
     deleteSegment(segment);
     deleteBlock(block);

@@ -159,6 +159,10 @@ CudaAsyncRunResult CudaAsyncBackend::run(const Program& program, bool touch) {
         case OpKind::CompletePending:        // frees are stream-ordered, nothing pends here
         case OpKind::ResetAccumulatedStats:  // PyTorch only warns under this backend
         case OpKind::Phase:
+        case OpKind::CreatePool:  // cudaMallocAsync has one pool: private pools route nowhere here
+        case OpKind::BeginAllocateToPool:
+        case OpKind::EndAllocateToPool:
+        case OpKind::ReleasePool:
             break;
         }
     }
