@@ -3,7 +3,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 #include "storage/formats/FormatError.h"
@@ -62,6 +64,15 @@ public:
             op(0x8a);
             le(bytes.size(), 1);
             out += bytes;
+        }
+    }
+    // An informative value (SnapshotReader.h): unknown is written as 2**64-1, as TorchDynamo
+    // writes an unknown line, so a reader of ours reads it back as unknown.
+    void informative(const std::optional<int64_t>& v) {
+        if (v) {
+            signedInt(*v);
+        } else {
+            unsignedInt(std::numeric_limits<uint64_t>::max());
         }
     }
     void boolean(bool b) { op(b ? 0x88 : 0x89); }
@@ -132,7 +143,7 @@ void Emitter::frames(const FrameList& fs) {
     std::string key;
     for (const SnapshotFrame& f : fs) {
         // Length-prefixed, so no two different stacks share a key.
-        key += std::to_string(f.filename.size()) + ":" + f.filename + std::to_string(f.line) + ";" +
+        key += std::to_string(f.filename.size()) + ":" + f.filename + (f.line ? std::to_string(*f.line) : "?") + ";" +
                std::to_string(f.name.size()) + ":" + f.name;
     }
     auto it = frameLists.find(key);
@@ -155,7 +166,7 @@ void Emitter::frames(const FrameList& fs) {
         str("filename");
         str(f.filename);
         str("line");
-        signedInt(f.line);
+        informative(f.line);
         op('u');
     }
     op('e');
@@ -237,7 +248,11 @@ void traceEntry(Emitter& e, const TraceEntry& t) {
     e.str("stream");
     e.signedInt(static_cast<int64_t>(t.stream));
     e.str("time_us");
-    e.signedInt(t.time_us);
+    if (t.time_us_unknown) {
+        e.informative(std::nullopt);
+    } else {
+        e.signedInt(t.time_us);
+    }
     e.str("compile_context");
     e.str(t.compile_context);
     e.str("user_metadata");
@@ -325,9 +340,9 @@ std::string PickleWriter::write(const Snapshot& snap) {
         e.str("name");
         e.str(a.name);
         e.str("device");
-        e.signedInt(a.device);
+        e.informative(a.device);
         e.str("time_us");
-        e.signedInt(a.time_us);
+        e.informative(a.time_us);
         e.op('u');
     });
     e.op('s');

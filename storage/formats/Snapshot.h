@@ -7,9 +7,12 @@
 // values and values >= 2^63 occurred in the wild (PyTorch issue #115234). A stream is the
 // cudaStream_t cast to int64 by PyTorch; a negative stream in a file is kept as its
 // two's-complement bit pattern. Devices, times and line numbers are int64_t (host segments use
-// device -1). Optional keys are read by presence, never by PyTorch version: a key missing from
-// the file leaves the default shown here (and the has_* flag false where one exists, so a
-// writer can leave it out again).
+// device -1). A value that is only informative (a frame's line, an entry's or annotation's
+// time_us, an annotation's device) and does not fit int64 is read as *unknown* rather than
+// refusing the file: TorchDynamo writes 2**64-1 for "no line" (see SnapshotFrame.h). Writers put
+// 2**64-1 back for an unknown value. Optional keys are read by presence, never by PyTorch version:
+// a key missing from the file leaves the default shown here (and the has_* flag false where one
+// exists, so a writer can leave it out again).
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -63,14 +66,17 @@ struct TraceEntry {
     SharedString action;
     uint64_t addr = 0;
     uint64_t device_free = 0;
-    // The three presence flags sit together (not after their values): a million entries, 16
-    // bytes of padding each.
+    // The flags sit together (not after their values): a million entries, 16 bytes of padding
+    // each.
     bool has_addr = false;        // false for "oom", which carries device_free instead
     bool has_device_free = false;
     bool has_pool_id = false;     // pool_id below is in the file
+    // The file's time_us did not fit int64 (time_us is then 0). A flag beside the others, not a
+    // std::optional: that would add 8 bytes to each of a million entries.
+    bool time_us_unknown = false;
     uint64_t size = 0;            // requested bytes for alloc/free, segment bytes for segment_*
     uint64_t stream = 0;
-    int64_t time_us = 0;          // Unix-epoch microseconds (0 when the file has none)
+    int64_t time_us = 0;          // Unix-epoch microseconds (0 when the file has none or it is unknown)
     FrameList frames;  // shared with other blocks, segments and entries of the same stack
     SharedString compile_context;  // PyTorch writes "N/A" when there is none
     SharedString user_metadata;
@@ -104,8 +110,8 @@ struct AllocatorSettings {
 struct Annotation {
     std::string name;
     std::string stage;  // "START" or "END"
-    int64_t device = 0;
-    int64_t time_us = 0;
+    std::optional<int64_t> device = 0;   // std::nullopt: unknown (did not fit int64)
+    std::optional<int64_t> time_us = 0;  // std::nullopt: unknown (did not fit int64)
 
     bool operator==(const Annotation&) const = default;
 };

@@ -4,6 +4,7 @@
 #include <array>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -90,7 +91,7 @@ struct FramesHash {
         size_t h = list.size();
         for (const SnapshotFrame& f : list) {
             h = h * 31 + std::hash<std::string_view>{}(f.filename);
-            h = h * 31 + std::hash<int64_t>{}(f.line);
+            h = h * 31 + (f.line ? std::hash<int64_t>{}(*f.line) : 0x9e3779b9u);
             h = h * 31 + std::hash<std::string_view>{}(f.name);
         }
         return h;
@@ -142,6 +143,27 @@ private:
             fail("value " + std::to_string(n.bits) + " does not fit a signed 64-bit integer", path, ref);
         }
         return static_cast<int64_t>(n.bits);
+    }
+    // A value that is only informative (a frame's line, a time, an annotation's device): one that
+    // does not fit int64 is unknown (std::nullopt), not an error. TorchDynamo writes 2**64-1 for a
+    // frame without a line; refusing the whole file for it would refuse every compiled program.
+    std::optional<int64_t> informative(PyRef ref, const Path& path) const {
+        expect(ref, PyKind::Int, path);
+        if (!t_.negative(ref) && t_.bits(ref) > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+            return std::nullopt;
+        }
+        return static_cast<int64_t>(t_.bits(ref));
+    }
+    // The bytes [address, address + size) must lie inside the 64-bit address space: a replay
+    // computes ends and neighbours from them. Blames the larger of the two values (the absurd
+    // one, e.g. a 2**64-1 from a writer's "unknown"), at its own byte.
+    void checkRange(uint64_t address, PyRef addressRef, const Path& addressPath, uint64_t size, PyRef sizeRef,
+                    const Path& sizePath) const {
+        if (size == 0 || address <= std::numeric_limits<uint64_t>::max() - (size - 1)) return;
+        const std::string what = "the range at address " + std::to_string(address) + " of " + std::to_string(size) +
+                                 " bytes runs past the end of the 64-bit address space";
+        if (addressRef != kAbsent && address >= size) fail(what, addressPath, addressRef);
+        fail(what, sizePath, sizeRef);
     }
     std::string str(PyRef ref, const Path& path) const {
         expect(ref, PyKind::Str, path);
@@ -247,7 +269,7 @@ FrameList Converter::frames(PyRef ref, const Path& path) {
         const Fields f = fields(items[i], p);
         SnapshotFrame frame;
         if (f.has(kFilename)) frame.filename = str(f[kFilename], p.child("filename"));
-        if (f.has(kLine)) frame.line = i64(f[kLine], p.child("line"));
+        if (f.has(kLine)) frame.line = informative(f[kLine], p.child("line"));
         if (f.has(kName)) frame.name = str(f[kName], p.child("name"));
         out.push_back(std::move(frame));
     }
@@ -262,7 +284,10 @@ SnapshotBlock Converter::block(const Fields& f, const Path& path) {
     SnapshotBlock b;
     b.size = u64(required(f, kSize, path), path.child("size"));
     b.state = str(required(f, kState, path), path.child("state"));
-    if (f.has(kAddress)) b.address = u64(f[kAddress], path.child("address"));
+    if (f.has(kAddress)) {
+        b.address = u64(f[kAddress], path.child("address"));
+        checkRange(b.address, f[kAddress], path.child("address"), b.size, f[kSize], path.child("size"));
+    }
     if (f.has(kRequestedSize)) b.requested_size = u64(f[kRequestedSize], path.child("requested_size"));
     if (f.has(kFrames)) b.frames = frames(f[kFrames], path.child("frames"));
     return b;
@@ -273,7 +298,16 @@ SnapshotSegment Converter::segment(PyRef ref, const Path& path) {
     SnapshotSegment s;
     s.address = u64(required(f, kAddress, path), path.child("address"));
     s.total_size = u64(required(f, kTotalSize, path), path.child("total_size"));
-    if (f.has(kDevice)) s.device = i64(f[kDevice], path.child("device"));
+    checkRange(s.address, f[kAddress], path.child("address"), s.total_size, f[kTotalSize], path.child("total_size"));
+    if (f.has(kDevice)) {
+        s.device = i64(f[kDevice], path.child("device"));
+        // The import gives each device its own run from this field; -1 is kept for host segments.
+        if (s.device < -1) {
+            fail("negative device " + std::to_string(s.device) +
+                     " (a segment's device is a CUDA device ordinal, or -1 for host memory)",
+                 path.child("device"), f[kDevice]);
+        }
+    }
     if (f.has(kAllocatedSize)) s.allocated_size = u64(f[kAllocatedSize], path.child("allocated_size"));
     if (f.has(kActiveSize)) s.active_size = u64(f[kActiveSize], path.child("active_size"));
     if (f.has(kRequestedSize)) s.requested_size = u64(f[kRequestedSize], path.child("requested_size"));
@@ -292,7 +326,10 @@ SnapshotSegment Converter::segment(PyRef ref, const Path& path) {
             const Path p = bp.at(i);
             const Fields bf = fields(items[i], p);
             SnapshotBlock b = block(bf, p);
-            if (!bf.has(kAddress)) b.address = running;
+            if (!bf.has(kAddress)) {
+                b.address = running;
+                checkRange(b.address, kAbsent, p, b.size, bf[kSize], p.child("size"));
+            }
             running = b.address + b.size;
             s.blocks.push_back(std::move(b));
         }
@@ -313,8 +350,13 @@ TraceEntry Converter::traceEntry(PyRef ref, const Path& path) {
         e.has_device_free = true;
     }
     if (f.has(kSize)) e.size = u64(f[kSize], path.child("size"));
+    if (e.has_addr && f.has(kSize)) checkRange(e.addr, f[kAddr], path.child("addr"), e.size, f[kSize], path.child("size"));
     if (f.has(kStream)) e.stream = bits64(f[kStream], path.child("stream"));
-    if (f.has(kTimeUs)) e.time_us = i64(f[kTimeUs], path.child("time_us"));
+    if (f.has(kTimeUs)) {
+        const std::optional<int64_t> time = informative(f[kTimeUs], path.child("time_us"));
+        e.time_us = time.value_or(0);
+        e.time_us_unknown = !time;
+    }
     if (f.has(kFrames)) e.frames = frames(f[kFrames], path.child("frames"));
     if (f.has(kCompileContext)) e.compile_context = shared(f[kCompileContext], path.child("compile_context"));
     if (f.has(kUserMetadata)) e.user_metadata = shared(f[kUserMetadata], path.child("user_metadata"));
@@ -379,8 +421,8 @@ Annotation Converter::annotation(PyRef ref, const Path& path) {
     Annotation a;
     if (f.has(kName)) a.name = str(f[kName], path.child("name"));
     if (f.has(kStage)) a.stage = str(f[kStage], path.child("stage"));
-    if (f.has(kDevice)) a.device = i64(f[kDevice], path.child("device"));
-    if (f.has(kTimeUs)) a.time_us = i64(f[kTimeUs], path.child("time_us"));
+    if (f.has(kDevice)) a.device = informative(f[kDevice], path.child("device"));
+    if (f.has(kTimeUs)) a.time_us = informative(f[kTimeUs], path.child("time_us"));
     return a;
 }
 

@@ -7,6 +7,12 @@
 //   "expected an int, found a str (device_traces[0][17].size, byte 5120)".
 // Required keys: `action` of a trace entry, `address`/`total_size` of a segment, `size`/`state`
 // of a block. A top level that is a bare list is read as the pre-2022 "list of segments" form.
+//
+// Values a replay needs make a file bad when they are wrong, at their byte: an address or size
+// that is negative, a range [address, address + size) that runs past 2**64 (entry, segment,
+// block), a segment device below -1 or beyond int64. Values that are only informative (a frame's
+// line, time_us, an annotation's device) never do: one that does not fit int64 is read as
+// unknown (Snapshot.h), e.g. TorchDynamo's 2**64-1 line.
 #include <string>
 #include <string_view>
 

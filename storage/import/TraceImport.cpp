@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "storage/formats/FormatError.h"
+#include "storage/import/FrameLine.h"
 #include "storage/import/TraceFile.h"
 
 namespace allocscope::storage {
@@ -18,7 +19,9 @@ using alloc::RecordedTrace;
 alloc::Stack toStack(const formats::FrameList& frames) {
     alloc::Stack stack;
     stack.reserve(frames.size());
-    for (const formats::SnapshotFrame& f : frames) stack.push_back(alloc::Frame{f.filename, f.line, f.name});
+    for (const formats::SnapshotFrame& f : frames) {
+        stack.push_back(alloc::Frame{f.filename, FrameLine::fromSnapshot(f.line), f.name});
+    }
     return stack;
 }
 
@@ -68,6 +71,7 @@ alloc::SegmentInfo toSegment(const formats::SnapshotSegment& seg, StackInterner&
     } else {
         throw formats::FormatError("unknown segment_type '" + seg.segment_type + "'", where);
     }
+    info.poolId = alloc::PoolId{seg.segment_pool_id.first, seg.segment_pool_id.second};
     info.isExpandable = seg.is_expandable;
     info.stackId = stacks.intern(seg.frames);
     for (std::size_t b = 0; b < seg.blocks.size(); ++b) {
@@ -94,7 +98,7 @@ void appendEntry(RecordedTrace& trace, StackInterner& stacks, const formats::Tra
     RecordedEntry entry;
     entry.size = e.size;
     entry.stream = e.stream;
-    entry.timeUs = e.time_us;
+    entry.timeUs = e.time_us_unknown ? 0 : e.time_us;  // 0: no usable clock (RecordedTrace.h)
     entry.stackId = stacks.intern(e.frames);
     if (action == EventAction::Oom) {
         entry.action = EventAction::Oom;
@@ -117,12 +121,13 @@ void appendEntry(RecordedTrace& trace, StackInterner& stacks, const formats::Tra
     trace.entries.push_back(entry);
 }
 
-// Places each record_function marker before the first entry recorded at or after its time.
+// Places each record_function marker before the first entry recorded at or after its time. A
+// marker whose device or time is unknown (did not fit int64) cannot be placed and is left out.
 void placePhases(RecordedTrace& trace, const std::vector<formats::Annotation>& annotations) {
     for (const formats::Annotation& a : annotations) {
-        if (a.device != trace.device) continue;
+        if (!a.device || !a.time_us || *a.device != trace.device) continue;
         if (a.stage != "START" && a.stage != "END") continue;
-        auto it = std::lower_bound(trace.entries.begin(), trace.entries.end(), a.time_us,
+        auto it = std::lower_bound(trace.entries.begin(), trace.entries.end(), *a.time_us,
                                    [](const RecordedEntry& e, std::int64_t t) { return e.timeUs < t; });
         trace.phases.push_back(alloc::PhaseMark{static_cast<std::size_t>(it - trace.entries.begin()), a.name,
                                                 a.stage == "START"});

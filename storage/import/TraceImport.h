@@ -15,8 +15,10 @@
 namespace allocscope::storage {
 
 // One RecordedTrace per device that has trace entries or segments, in device order. The
-// device's `segments` become finalSegments; allocator_settings.PYTORCH_CUDA_ALLOC_CONF becomes
-// `settings`; external_annotations of that device become phase marks placed by time.
+// device's `segments` become finalSegments (segment_pool_id becomes poolId);
+// allocator_settings.PYTORCH_CUDA_ALLOC_CONF becomes `settings`; external_annotations of that
+// device become phase marks placed by time. An unknown frame line becomes FrameLine::kUnknown,
+// an unknown time_us 0 ("no usable clock").
 std::vector<alloc::RecordedTrace> tracesFromSnapshot(const formats::Snapshot& snapshot);
 
 // An RMM log: allocate -> alloc, free -> free_requested + free_completed, allocate failure ->

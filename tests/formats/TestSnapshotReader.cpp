@@ -4,6 +4,7 @@
 
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -22,6 +23,19 @@ using namespace allocscope::formats;
         } catch (const FormatError& e) {                                                            \
             thrown_ = true;                                                                         \
             QVERIFY2(std::string(e.what()).find(needle) != std::string::npos, e.what());            \
+        }                                                                                           \
+        QVERIFY2(thrown_, "expected a FormatError");                                                \
+    } while (0)
+
+// The whole message, location included: "problem (path, byte N)".
+#define EXPECT_SNAPSHOT_ERROR_EXACTLY(input, message)                                               \
+    do {                                                                                            \
+        bool thrown_ = false;                                                                       \
+        try {                                                                                       \
+            SnapshotReader::read(input);                                                            \
+        } catch (const FormatError& e) {                                                            \
+            thrown_ = true;                                                                         \
+            QCOMPARE(std::string(e.what()), std::string(message));                                  \
         }                                                                                           \
         QVERIFY2(thrown_, "expected a FormatError");                                                \
     } while (0)
@@ -52,6 +66,35 @@ const Expected kExpected[] = {
     {"train_gpt__rup4", 70, 74, 8134, 20, 2690, 2687, 70, 0, 0, 0, 26969, 142330775839ull, 1135836469919664128ull, 14603114869740270679ull, 5035261952ull},
 };
 
+// The private-pool and recording-mode traces of PyTorch 2.11 (tests/data/pools), from python3:
+//   segments, blocks, entries of device_traces[0], annotations, segments whose segment_pool_id is
+//   not (0, 0), segments with is_expandable, frames of the entries, entry frames whose line is
+//   >= 2**63 (TorchDynamo's unknown).
+struct PoolExpected {
+    const char* name;
+    size_t segments, blocks, entries, annotations, privateSegments, expandableSegments, frames, unknownLines;
+};
+
+const PoolExpected kPoolExpected[] = {
+    {"compile_reduce_overhead__default", 8, 12, 248, 0, 4, 0, 8286, 2},
+    {"compile_reduce_overhead__expandable", 5, 11, 241, 0, 2, 5, 8012, 2},
+    {"cppstacks_train__default", 68, 70, 4247, 32, 0, 0, 129829, 0},
+    {"cudagraph_mlp__default", 14, 16, 255, 0, 3, 0, 921, 0},
+    {"cudagraph_mlp__expandable", 7, 13, 254, 0, 2, 7, 918, 0},
+    {"mempool_mix__default", 0, 0, 220, 0, 0, 0, 664, 0},
+    {"mempool_mix__expandable", 0, 0, 197, 0, 0, 0, 591, 0},
+    {"ringbuf_train__default", 68, 70, 3000, 32, 0, 0, 9076, 0},
+    {"ringbuf_train__expandable", 2, 8, 3000, 32, 0, 2, 9094, 0},
+    {"stateonly_train__default", 68, 70, 1, 1, 0, 0, 2, 0},
+};
+
+// The byte where `needle` starts in `text` (for exact JSON error positions).
+size_t at(const std::string& text, const std::string& needle) {
+    const size_t pos = text.find(needle);
+    if (pos == std::string::npos) qFatal("test input lacks %s", needle.c_str());
+    return pos;
+}
+
 }  // namespace
 
 class TestSnapshotReader : public QObject {
@@ -75,6 +118,13 @@ private slots:
     void equalStacksShareOneList();
     void traceStringsAreShared();
     void byteOffsetsPastLongStrings();
+    void poolTraces_data();
+    void poolTraces();
+    void compiledProgramLinesAreUnknown();
+    void informativeValuesOutOfRangeAreUnknown();
+    void rangesPastTheAddressSpaceAreErrors();
+    void segmentDevices();
+    void cppFramesKeepNamesAndFiles();
 };
 
 void TestSnapshotReader::realSnapshots_data() {
@@ -311,7 +361,7 @@ void TestSnapshotReader::equalStacksShareOneList() {
         if (e.frames.empty()) continue;
         ++withFrames;
         std::string key;
-        for (const SnapshotFrame& f : e.frames) key += f.filename + '\0' + std::to_string(f.line) + '\0' + f.name + '\n';
+        for (const SnapshotFrame& f : e.frames) key += f.filename + '\0' + std::to_string(f.line.value()) + '\0' + f.name + '\n';
         listsByStack[key].insert(e.frames.identity());
     }
     QVERIFY(withFrames > 1000);
@@ -378,6 +428,170 @@ void TestSnapshotReader::byteOffsetsPastLongStrings() {
     const size_t at = many.size() + std::string(R"({"action": "alloc", "size": )").size();
     many += R"({"action": "alloc", "size": -1}]]})";
     EXPECT_SNAPSHOT_ERROR(many, "(device_traces[0][1001].size, byte " + std::to_string(at) + ")");
+}
+
+void TestSnapshotReader::poolTraces_data() {
+    QTest::addColumn<int>("index");
+    for (int i = 0; i < int(std::size(kPoolExpected)); ++i) QTest::newRow(kPoolExpected[i].name) << i;
+}
+
+// Every snapshot of tests/data/pools reads, with PyTorch 2.11's newer fields: segment_pool_id,
+// is_expandable, compile_context and user_metadata (PyTorch writes "N/A" and "" when unused).
+void TestSnapshotReader::poolTraces() {
+    QFETCH(int, index);
+    const PoolExpected& x = kPoolExpected[index];
+    const Snapshot s = SnapshotReader::readFile(formats_test::dataPath(QString("pools/%1.pickle").arg(x.name)));
+    QCOMPARE(s.segments.size(), x.segments);
+    size_t blocks = 0, privateSegments = 0, expandable = 0;
+    for (const SnapshotSegment& seg : s.segments) {
+        blocks += seg.blocks.size();
+        privateSegments += seg.segment_pool_id != std::pair<uint64_t, uint64_t>{0, 0};
+        expandable += seg.is_expandable;
+        QCOMPARE(seg.device, int64_t(0));
+    }
+    QCOMPARE(blocks, x.blocks);
+    QCOMPARE(privateSegments, x.privateSegments);
+    QCOMPARE(expandable, x.expandableSegments);
+    QCOMPARE(s.device_traces.size(), size_t(1));
+    QCOMPARE(s.device_traces[0].size(), x.entries);
+    QCOMPARE(s.external_annotations.size(), x.annotations);
+    size_t frames = 0, unknown = 0;
+    for (const TraceEntry& e : s.device_traces[0]) {
+        frames += e.frames.size();
+        for (const SnapshotFrame& f : e.frames) unknown += !f.line.has_value();
+        QCOMPARE(e.compile_context.str(), std::string("N/A"));
+        QVERIFY(e.user_metadata.empty());
+        QVERIFY(!e.time_us_unknown);
+        QVERIFY(e.time_us > 1795000000000000);
+    }
+    QCOMPARE(frames, x.frames);
+    QCOMPARE(unknown, x.unknownLines);
+}
+
+// torch.compile(mode="reduce-overhead"): TorchDynamo's frames carry line 2**64-1. The file reads;
+// those lines (and only those) are unknown; the private pool (0, 1) of CUDA graph trees is read.
+void TestSnapshotReader::compiledProgramLinesAreUnknown() {
+    const Snapshot s = SnapshotReader::readFile(formats_test::dataPath("pools/compile_reduce_overhead__default.pickle"));
+    const std::string fakeTensor = "/opt/torch/.venv/lib/python3.12/site-packages/torch/_subclasses/fake_tensor.py";
+    const std::vector<TraceEntry>& dt = s.device_traces.at(0);
+    for (const size_t i : {size_t(9), size_t(10)}) {
+        QCOMPARE(dt[i].frames.size(), size_t(74));
+        QCOMPARE(dt[i].frames[0], (SnapshotFrame{fakeTensor, std::nullopt, "init_gpu_context"}));
+        QCOMPARE(dt[i].frames[1], (SnapshotFrame{fakeTensor, 777, "__new__"}));
+        QCOMPARE(dt[i].frames.back(), (SnapshotFrame{"tracegen4.py", 101, "<module>"}));
+    }
+    QCOMPARE(s.segments[0].segment_pool_id, (std::pair<uint64_t, uint64_t>{0, 1}));
+    QCOMPARE(s.segments[2].segment_pool_id, (std::pair<uint64_t, uint64_t>{0, 0}));
+    QCOMPARE(s.segments[0].segment_type, std::string("small"));
+    // The same value in JSON, where it is a plain decimal.
+    const Snapshot j = SnapshotReader::read(R"({"segments": [], "device_traces": [[{"action": "alloc", "addr": 4096,
+        "size": 512, "frames": [{"filename": "fake_tensor.py", "line": 18446744073709551615, "name": "init_gpu_context"}]}]]})");
+    QCOMPARE(j.device_traces[0][0].frames[0], (SnapshotFrame{"fake_tensor.py", std::nullopt, "init_gpu_context"}));
+}
+
+// Lines, times and annotation devices are informative: a value that does not fit int64 is
+// unknown, a negative one is kept, and a value of the wrong type is still an error.
+void TestSnapshotReader::informativeValuesOutOfRangeAreUnknown() {
+    const Snapshot s = SnapshotReader::read(R"({"segments": [], "device_traces": [[
+        {"action": "alloc", "addr": 4096, "size": 512, "time_us": 18446744073709551615, "frames": [
+            {"filename": "a.py", "line": 9223372036854775808, "name": "f"},
+            {"filename": "a.py", "line": -7, "name": "g"},
+            {"filename": "a.py", "line": 9223372036854775807, "name": "h"},
+            {"filename": "a.py", "name": "no_line"}]},
+        {"action": "free_requested", "addr": 4096, "size": 512, "time_us": -3}]],
+        "external_annotations": [{"name": "step", "stage": "START", "device": 9223372036854775808,
+                                  "time_us": 18446744073709551615},
+                                 {"name": "step", "stage": "END", "device": -1, "time_us": -2}]})");
+    const TraceEntry& a = s.device_traces[0][0];
+    QVERIFY(a.time_us_unknown);
+    QCOMPARE(a.time_us, int64_t(0));
+    QCOMPARE(a.frames[0].line, std::optional<int64_t>());
+    QCOMPARE(a.frames[1].line, std::optional<int64_t>(-7));
+    QCOMPARE(a.frames[2].line, std::optional<int64_t>(std::numeric_limits<int64_t>::max()));
+    QCOMPARE(a.frames[3].line, std::optional<int64_t>(0));  // absent: 0, as before
+    QVERIFY(!s.device_traces[0][1].time_us_unknown);
+    QCOMPARE(s.device_traces[0][1].time_us, int64_t(-3));
+    QCOMPARE(s.external_annotations[0].device, std::optional<int64_t>());
+    QCOMPARE(s.external_annotations[0].time_us, std::optional<int64_t>());
+    QCOMPARE(s.external_annotations[1].device, std::optional<int64_t>(-1));
+    QCOMPARE(s.external_annotations[1].time_us, std::optional<int64_t>(-2));
+    // Wrong types stay errors, at their byte.
+    const std::string badLine = R"({"segments": [], "device_traces": [[{"action": "alloc", "frames": [{"line": "7"}]}]]})";
+    EXPECT_SNAPSHOT_ERROR_EXACTLY(badLine, "expected an int, found a str (device_traces[0][0].frames[0].line, byte " +
+                                               std::to_string(at(badLine, "\"7\"")) + ")");
+    const std::string badTime = R"({"segments": [], "external_annotations": [{"time_us": 1.5}]})";
+    EXPECT_SNAPSHOT_ERROR_EXACTLY(badTime, "expected an int, found a float (external_annotations[0].time_us, byte " +
+                                               std::to_string(at(badTime, "1.5")) + ")");
+}
+
+// A 2**64-1 where the replay needs the value (an address or size) still makes the file bad, with
+// the exact byte of the absurd value; a range ending exactly at 2**64 is fine.
+void TestSnapshotReader::rangesPastTheAddressSpaceAreErrors() {
+    const std::string addr = R"({"segments": [], "device_traces": [[{"action": "alloc", "addr": 4096, "size": 512},
+        {"action": "alloc", "addr": 18446744073709551615, "size": 512}]]})";
+    EXPECT_SNAPSHOT_ERROR_EXACTLY(addr, "the range at address 18446744073709551615 of 512 bytes runs past the end of the "
+                                        "64-bit address space (device_traces[0][1].addr, byte " +
+                                            std::to_string(at(addr, "18446744073709551615")) + ")");
+    const std::string size = R"({"segments": [], "device_traces": [[{"action": "free_requested", "addr": 4096,
+        "size": 18446744073709551615}]]})";
+    EXPECT_SNAPSHOT_ERROR_EXACTLY(size, "the range at address 4096 of 18446744073709551615 bytes runs past the end of "
+                                        "the 64-bit address space (device_traces[0][0].size, byte " +
+                                            std::to_string(at(size, "18446744073709551615")) + ")");
+    const std::string segment = R"({"segments": [{"address": 18446744073709551615, "total_size": 2097152}]})";
+    EXPECT_SNAPSHOT_ERROR_EXACTLY(segment, "the range at address 18446744073709551615 of 2097152 bytes runs past the end "
+                                           "of the 64-bit address space (segments[0].address, byte 26)");
+    const std::string block = R"({"segments": [{"address": 4096, "total_size": 512, "blocks": [
+        {"address": 4096, "size": 18446744073709551615, "state": "inactive"}]}]})";
+    EXPECT_SNAPSHOT_ERROR_EXACTLY(block, "the range at address 4096 of 18446744073709551615 bytes runs past the end of "
+                                         "the 64-bit address space (segments[0].blocks[0].size, byte " +
+                                             std::to_string(at(block, "18446744073709551615")) + ")");
+    // Still fine: the last byte is 2**64-1; an oom has no address; a range of 0 bytes.
+    const Snapshot ok = SnapshotReader::read(R"({"segments": [{"address": 18446744073709547520, "total_size": 4096,
+        "blocks": [{"size": 4096, "state": "inactive"}]}], "device_traces": [[
+        {"action": "oom", "device_free": 1, "size": 18446744073709551615},
+        {"action": "snapshot", "addr": 18446744073709551615, "size": 0}]]})");
+    QCOMPARE(ok.segments[0].blocks[0].address, uint64_t(18446744073709547520ull));
+    QCOMPARE(ok.device_traces[0][0].size, std::numeric_limits<uint64_t>::max());
+}
+
+// A segment's device picks the run it is imported into: -1 (host memory) is read, anything below
+// is an error at its byte; 2**63 does not fit int64 and stays the error it was.
+void TestSnapshotReader::segmentDevices() {
+    const Snapshot s = SnapshotReader::read(R"({"segments": [{"address": 4096, "total_size": 512, "device": -1},
+        {"address": 8192, "total_size": 512, "device": 3}]})");
+    QCOMPARE(s.segments[0].device, int64_t(-1));
+    QCOMPARE(s.segments[1].device, int64_t(3));
+    const std::string negative = R"({"segments": [{"address": 4096, "total_size": 512, "device": -2}]})";
+    EXPECT_SNAPSHOT_ERROR_EXACTLY(negative, "negative device -2 (a segment's device is a CUDA device ordinal, or -1 for "
+                                            "host memory) (segments[0].device, byte " +
+                                                std::to_string(at(negative, "-2")) + ")");
+    const std::string huge = R"({"segments": [{"address": 4096, "total_size": 512, "device": 9223372036854775808}]})";
+    EXPECT_SNAPSHOT_ERROR_EXACTLY(huge, "value 9223372036854775808 does not fit a signed 64-bit integer (segments[0].device, "
+                                        "byte " + std::to_string(at(huge, "9223")) + ")");
+}
+
+// stacks="all": C++ frames (names demangled by PyTorch, file "??" or a source file, line 0) come
+// before the Python frames, and keep their names and files.
+void TestSnapshotReader::cppFramesKeepNamesAndFiles() {
+    const Snapshot s = SnapshotReader::readFile(formats_test::dataPath("pools/cppstacks_train__default.pickle"));
+    const TraceEntry& e = s.device_traces.at(0).at(5);
+    QCOMPARE(e.frames.size(), size_t(50));
+    QCOMPARE(e.frames[0], (SnapshotFrame{"??", 0, "torch::unwind::unwind()"}));
+    QCOMPARE(e.frames[1], (SnapshotFrame{"??", 0, "torch::CapturedTraceback::gather(bool, bool, bool)"}));
+    QCOMPARE(e.frames[2], (SnapshotFrame{"memory_snapshot.cpp", 0, "torch::cuda::(anonymous namespace)::gather_with_cpp()"}));
+    QCOMPARE(e.frames[3], (SnapshotFrame{"CUDACachingAllocator.cpp", 0,
+                                         "c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc(unsigned "
+                                         "long, CUstream_st*)"}));
+    QCOMPARE(e.frames.back(), (SnapshotFrame{"tracegen5.py", 151, "<module>"}));
+    size_t cpp = 0, unknownFile = 0;
+    for (const TraceEntry& t : s.device_traces[0]) {
+        for (const SnapshotFrame& f : t.frames) {
+            cpp += f.filename.size() > 4 && f.filename.compare(f.filename.size() - 4, 4, ".cpp") == 0;
+            unknownFile += f.filename == "??";
+        }
+    }
+    QCOMPARE(cpp, size_t(26921));
+    QCOMPARE(unknownFile, size_t(77266));
 }
 
 QTEST_GUILESS_MAIN(TestSnapshotReader)

@@ -3,10 +3,17 @@
 // time, legacy "free" split in two -- and bad input is a FormatError that names the entry.
 #include <QtTest>
 
+#include <QTemporaryDir>
+
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "allocator/replay/TraceReplayer.h"
 #include "storage/formats/FormatError.h"
+#include "storage/formats/PickleWriter.h"
+#include "storage/formats/SnapshotReader.h"
+#include "storage/import/FrameLine.h"
 #include "storage/import/TraceImport.h"
 
 using namespace allocscope;
@@ -55,6 +62,61 @@ formats::Snapshot twoDevices() {
                      segment(-1, 0x50, 4096, "active_allocated")};
     snap.external_annotations = {{"step", "START", 0, 15}, {"step", "END", 0, 35}, {"other", "START", 1, 0}};
     return snap;
+}
+
+std::string dataPath(const std::string& relative) {
+    return QString::fromLocal8Bit(qgetenv("ALLOCSCOPE_TEST_DATA")).toStdString() + "/" + relative;
+}
+
+// The PyTorch 2.11 traces of tests/data/pools, from python3: entries of device_traces[0] (no
+// annotate entries there), final segments, those not in the default pool, distinct non-empty
+// stacks (entries, segments, blocks; a line >= 2**63 read as unknown), frames with an unknown
+// line over those stacks, record_function marks on device 0.
+struct PoolTrace {
+    const char* name;
+    std::size_t entries, segments, privateSegments, stacks, unknownLines, phases;
+};
+
+const PoolTrace kPoolTraces[] = {
+    {"compile_reduce_overhead__default", 248, 8, 4, 47, 1, 0},
+    {"compile_reduce_overhead__expandable", 241, 5, 2, 45, 1, 0},
+    {"cppstacks_train__default", 4247, 68, 0, 42, 0, 32},
+    {"cudagraph_mlp__default", 255, 14, 3, 16, 0, 0},
+    {"cudagraph_mlp__expandable", 254, 7, 2, 16, 0, 0},
+    {"mempool_mix__default", 220, 0, 0, 6, 0, 0},
+    {"mempool_mix__expandable", 197, 0, 0, 6, 0, 0},
+    {"ringbuf_train__default", 3000, 68, 0, 15, 0, 32},
+    {"ringbuf_train__expandable", 3000, 2, 0, 12, 0, 32},
+    {"stateonly_train__default", 1, 68, 0, 5, 0, 1},
+};
+
+std::size_t unknownLines(const alloc::StackTable& stacks) {
+    std::size_t n = 0;
+    for (std::uint32_t id = 1; id < stacks.size(); ++id) {
+        for (const alloc::Frame& f : stacks.stack(id)) n += !storage::FrameLine::known(f.line);
+    }
+    return n;
+}
+
+// The snapshot's own pool id for each of its device's segments, by address.
+std::map<std::uint64_t, alloc::PoolId> poolsOf(const formats::Snapshot& snap, std::int64_t device) {
+    std::map<std::uint64_t, alloc::PoolId> pools;
+    for (const formats::SnapshotSegment& s : snap.segments) {
+        if (s.device == device) pools[s.address] = alloc::PoolId{s.segment_pool_id.first, s.segment_pool_id.second};
+    }
+    return pools;
+}
+
+// What a RecordedEntry says, for comparing two imports of the same history.
+bool sameEntries(const std::vector<alloc::RecordedEntry>& a, const std::vector<alloc::RecordedEntry>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (a[i].action != b[i].action || a[i].address != b[i].address || a[i].size != b[i].size ||
+            a[i].stream != b[i].stream || a[i].deviceFree != b[i].deviceFree || a[i].timeUs != b[i].timeUs) {
+            return false;
+        }
+    }
+    return true;
 }
 
 }  // namespace
@@ -136,6 +198,154 @@ private slots:
         } catch (const formats::FormatError& e) {
             QCOMPARE(QString::fromStdString(e.location()), where);
         }
+    }
+
+    // Every PyTorch 2.11 trace of tests/data/pools imports (private pools, compiled programs,
+    // C++ stacks, ring buffers that lost their beginning, state-only snapshots), with each final
+    // segment in the pool the snapshot names.
+    void poolTraces_data() {
+        QTest::addColumn<int>("index");
+        for (int i = 0; i < int(std::size(kPoolTraces)); ++i) QTest::newRow(kPoolTraces[i].name) << i;
+    }
+    void poolTraces() {
+        QFETCH(int, index);
+        const PoolTrace& x = kPoolTraces[index];
+        const std::string path = dataPath(std::string("pools/") + x.name + ".pickle");
+        const std::vector<alloc::RecordedTrace> traces = storage::importTraceFile(path);
+        QCOMPARE(traces.size(), std::size_t{1});
+        const alloc::RecordedTrace& t = traces.front();
+        QCOMPARE(t.device, std::int64_t{0});
+        QCOMPARE(t.entries.size(), x.entries);
+        QVERIFY(t.finalSegments.has_value());
+        QCOMPARE(t.finalSegments->size(), x.segments);
+        QCOMPARE(t.stacks.size(), x.stacks + 1);  // id 0 is "no stack"
+        QCOMPARE(unknownLines(t.stacks), x.unknownLines);
+        QCOMPARE(t.phases.size(), x.phases);
+        const std::map<std::uint64_t, alloc::PoolId> pools = poolsOf(formats::SnapshotReader::readFile(path), 0);
+        std::size_t privateSegments = 0;
+        for (const alloc::SegmentInfo& seg : *t.finalSegments) {
+            QVERIFY(pools.count(seg.address) == 1);
+            QCOMPARE(seg.poolId, pools.at(seg.address));
+            privateSegments += !seg.poolId.isDefault();
+        }
+        QCOMPARE(privateSegments, x.privateSegments);
+    }
+
+    // cudagraph_mlp: the graph's private pool is (1, 0); compile_reduce_overhead's CUDA graph
+    // trees use (0, 1). Imported as they are, next to default-pool segments.
+    void poolIdsOfRealTraces() {
+        const auto graph = storage::importTraceFile(dataPath("pools/cudagraph_mlp__default.pickle"));
+        std::set<std::pair<std::uint64_t, std::uint64_t>> ids;
+        for (const alloc::SegmentInfo& seg : *graph.front().finalSegments) ids.insert({seg.poolId.first, seg.poolId.second});
+        QCOMPARE(ids, (std::set<std::pair<std::uint64_t, std::uint64_t>>{{0, 0}, {1, 0}}));
+        const auto compiled = storage::importTraceFile(dataPath("pools/compile_reduce_overhead__default.pickle"));
+        ids.clear();
+        for (const alloc::SegmentInfo& seg : *compiled.front().finalSegments) ids.insert({seg.poolId.first, seg.poolId.second});
+        QCOMPARE(ids, (std::set<std::pair<std::uint64_t, std::uint64_t>>{{0, 0}, {0, 1}}));
+    }
+
+    // TorchDynamo's 2**64-1 line is not an error: the frame keeps its file and name, its line is
+    // FrameLine::kUnknown (printed "file:?"), and the frames around it keep their numbers.
+    void compiledProgramFramesHaveUnknownLines() {
+        const auto traces = storage::importTraceFile(dataPath("pools/compile_reduce_overhead__default.pickle"));
+        const alloc::RecordedTrace& t = traces.front();
+        const alloc::Stack& stack = t.stacks.stack(t.entries.at(9).stackId);
+        QCOMPARE(stack.size(), std::size_t{74});
+        const std::string fakeTensor = "/opt/torch/.venv/lib/python3.12/site-packages/torch/_subclasses/fake_tensor.py";
+        QCOMPARE(stack[0], (alloc::Frame{fakeTensor, storage::FrameLine::kUnknown, "init_gpu_context"}));
+        QCOMPARE(storage::FrameLine::text(stack[0].line), std::string("?"));
+        QCOMPARE(stack[1], (alloc::Frame{fakeTensor, 777, "__new__"}));
+        QCOMPARE(storage::FrameLine::text(stack[1].line), std::string("777"));
+        QCOMPARE(t.entries.at(10).stackId, t.entries.at(9).stackId);
+    }
+
+    // stacks="all": the C++ frames PyTorch gathered keep their demangled names and files.
+    void cppFramesAreKept() {
+        const auto traces = storage::importTraceFile(dataPath("pools/cppstacks_train__default.pickle"));
+        const alloc::RecordedTrace& t = traces.front();
+        const alloc::Stack& stack = t.stacks.stack(t.entries.at(5).stackId);
+        QCOMPARE(stack.size(), std::size_t{50});
+        QCOMPARE(stack[0], (alloc::Frame{"??", 0, "torch::unwind::unwind()"}));
+        QCOMPARE(stack[2], (alloc::Frame{"memory_snapshot.cpp", 0, "torch::cuda::(anonymous namespace)::gather_with_cpp()"}));
+        QCOMPARE(stack[3], (alloc::Frame{"CUDACachingAllocator.cpp", 0,
+                                         "c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc(unsigned "
+                                         "long, CUstream_st*)"}));
+        QCOMPARE(stack.back(), (alloc::Frame{"tracegen5.py", 151, "<module>"}));
+    }
+
+    // Unknown times become "no usable clock" (0); annotations whose device or time is unknown
+    // cannot be placed and are left out, the others are placed as before.
+    void unknownTimesAndAnnotations() {
+        formats::Snapshot snap;
+        snap.device_traces.resize(1);
+        snap.device_traces[0] = {entry("segment_alloc", 0x1000, 2097152, 10), entry("alloc", 0x1000, 512, 20),
+                                 entry("free_requested", 0x1000, 512, 30)};
+        snap.device_traces[0][2].time_us = 0;
+        snap.device_traces[0][2].time_us_unknown = true;
+        snap.external_annotations = {{"step", "START", 0, 15}, {"lost", "START", std::nullopt, 15},
+                                     {"lost", "END", 0, std::nullopt}, {"step", "END", 0, 25}};
+        const auto traces = storage::tracesFromSnapshot(snap);
+        QCOMPARE(traces.size(), std::size_t{1});
+        QCOMPARE(traces[0].entries[1].timeUs, std::int64_t{20});
+        QCOMPARE(traces[0].entries[2].timeUs, std::int64_t{0});
+        QCOMPARE(traces[0].phases.size(), std::size_t{2});
+        QCOMPARE(traces[0].phases[0].name, std::string("step"));
+        QCOMPARE(traces[0].phases[0].entryIndex, std::size_t{1});
+        QCOMPARE(traces[0].phases[1].name, std::string("step"));
+    }
+
+    // A two-device snapshot written with our PickleWriter: cudagraph_mlp's device-0 history on
+    // device 0 and mempool_mix's on device 1 (its segments, if it had any at the end, on device
+    // 1). importTraceFile gives one trace per device, each exactly the import of its own file:
+    // entries, final segments (with their pool ids) and stacks.
+    void twoDeviceFile() {
+        const std::string graphPath = dataPath("pools/cudagraph_mlp__default.pickle");
+        const std::string mempoolPath = dataPath("pools/mempool_mix__default.pickle");
+        const formats::Snapshot graph = formats::SnapshotReader::readFile(graphPath);
+        const formats::Snapshot mempool = formats::SnapshotReader::readFile(mempoolPath);
+        formats::Snapshot both = graph;
+        both.device_traces = {graph.device_traces.at(0), mempool.device_traces.at(0)};
+        for (formats::SnapshotSegment seg : mempool.segments) {
+            seg.device = 1;
+            both.segments.push_back(std::move(seg));
+        }
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string path = dir.filePath("two_devices.pickle").toStdString();
+        formats::PickleWriter::writeFile(both, path);
+
+        const std::vector<alloc::RecordedTrace> traces = storage::importTraceFile(path);
+        QCOMPARE(traces.size(), std::size_t{2});
+        const alloc::RecordedTrace alone[2] = {storage::importTraceFile(graphPath).front(),
+                                               storage::importTraceFile(mempoolPath).front()};
+        for (std::size_t d = 0; d < 2; ++d) {
+            const alloc::RecordedTrace& t = traces[d];
+            QCOMPARE(t.device, static_cast<std::int64_t>(d));
+            QCOMPARE(t.origin, "snapshot device " + std::to_string(d));
+            QVERIFY(sameEntries(t.entries, alone[d].entries));
+            QCOMPARE(t.stacks.size(), alone[d].stacks.size());
+            for (std::size_t i = 0; i < t.entries.size(); ++i) {
+                QCOMPARE(t.stacks.stack(t.entries[i].stackId), alone[d].stacks.stack(alone[d].entries[i].stackId));
+            }
+            QVERIFY(t.finalSegments.has_value());
+            QCOMPARE(t.finalSegments->size(), alone[d].finalSegments->size());
+            for (std::size_t i = 0; i < t.finalSegments->size(); ++i) {
+                const alloc::SegmentInfo& a = (*t.finalSegments)[i];
+                const alloc::SegmentInfo& b = (*alone[d].finalSegments)[i];
+                QCOMPARE(a.address, b.address);
+                QCOMPARE(a.totalSize, b.totalSize);
+                QCOMPARE(a.poolId, b.poolId);
+                QCOMPARE(a.isExpandable, b.isExpandable);
+                QCOMPARE(a.blocks.size(), b.blocks.size());
+            }
+        }
+        QCOMPARE(traces[0].entries.size(), std::size_t{255});
+        QCOMPARE(traces[0].finalSegments->size(), std::size_t{14});
+        std::size_t graphPool = 0;
+        for (const alloc::SegmentInfo& seg : *traces[0].finalSegments) graphPool += seg.poolId == alloc::PoolId{1, 0};
+        QCOMPARE(graphPool, std::size_t{3});
+        QCOMPARE(traces[1].entries.size(), std::size_t{220});
+        QVERIFY(traces[1].finalSegments->empty());  // mempool_mix ends with empty_cache()
     }
 
     // The shared train_gpt trace carries 20 record_function markers: they become Phase ops.

@@ -1,11 +1,21 @@
 #!/usr/bin/env python3
 """Makes the hostile-input corpus under tests/data/hostile/: malformed or malicious snapshot
-pickles, snapshot JSON and RMM CSV logs. Each file must make our readers raise exactly one
-FormatError that names a byte offset or a line (never crash, hang or load).
+pickles, snapshot JSON and RMM CSV logs. Each hostile file must make our readers raise exactly one
+FormatError that names a byte offset or a line (never crash, hang or load); the files marked
+`accepted` must load and import.
 
-MANIFEST.tsv lists `kind/file<TAB>text the error message must contain`. tests/formats/CMakeLists.txt
-registers one CTest case per corpus file (10 s timeout each); the case's runner looks its file up in
-MANIFEST.tsv and fails when the file is not listed.
+MANIFEST.tsv lists `kind/file<TAB>expectation`, one of
+  text                 the error message must contain `text` (and name a byte or line);
+  = message            the error message, location included, must be exactly `message`;
+  accepted: summary    the file must read and import (storage::tracesFromSnapshot) without error,
+                       and the imported traces must be exactly `summary` (see summarize() below).
+tests/formats/CMakeLists.txt registers one CTest case per corpus file (10 s timeout each); the
+case's runner looks its file up in MANIFEST.tsv and fails when the file is not listed.
+
+Besides hostile bytes, the corpus holds what PyTorch 2.11 really writes at the edges (pytorch211()):
+TorchDynamo's 2**64-1 line, private pool ids, ring buffers that lost their beginning, several
+devices. Their exact expectations (error text and byte, or the import's summary) are computed here
+from Python's own pickle and pickletools, independently of our reader.
 
 It also writes hostile/frag101__expandable.opcodes: the byte offset of every opcode of the real
 frag101__expandable.pickle, computed by Python's pickletools (independently of our reader), for
@@ -14,6 +24,7 @@ the test that truncates that pickle at every opcode boundary.
 Run from anywhere:  python3 tests/data/scripts/make_hostile.py   (deterministic output)
 """
 import collections
+import json
 import pathlib
 import pickle
 import pickletools
@@ -140,6 +151,205 @@ def pickles():
     (OUT / "frag101__expandable.opcodes").write_text(offsets)
 
 
+# ---- what PyTorch 2.11 writes at the edges -----------------------------------------------------
+
+U64_MAX = 2**64 - 1  # TorchDynamo's line for a frame it has none for
+MiB = 1024 * 1024
+A0 = 0x7F0000000000  # device 0's segment
+A1 = 0x7F4000000000  # device 1's segment
+SETTINGS = {
+    "PYTORCH_CUDA_ALLOC_CONF": "", "max_split_size": -1, "garbage_collection_threshold": 0.0,
+    "expandable_segments": False, "pinned_num_register_threads": 1, "release_lock_on_cudamalloc": False,
+    "pinned_use_cuda_host_register": False, "graph_capture_record_stream_reuse": False,
+    "roundup_power2_divisions": {str(1 << i): 0 for i in range(16)},
+}
+
+
+def frame(filename, line, name):
+    return {"name": name, "filename": filename, "line": line}
+
+
+def entry(action, addr, size, time_us, frames=()):
+    return {"action": action, "addr": addr, "size": size, "stream": 0, "time_us": time_us,
+            "compile_context": "N/A", "user_metadata": "", "frames": list(frames)}
+
+
+def segment(device, address, blocks, pool=(0, 0), frames=()):
+    total = sum(b["size"] for b in blocks)
+    active = [b for b in blocks if b["state"] != "inactive"]
+    return {"device": device, "address": address, "total_size": total,
+            "allocated_size": sum(b["size"] for b in blocks if b["state"] == "active_allocated"),
+            "active_size": sum(b["size"] for b in active), "requested_size": sum(b["requested_size"] for b in active),
+            "stream": 0, "segment_type": "large", "segment_pool_id": pool, "is_expandable": False,
+            "frames": list(frames), "blocks": blocks}
+
+
+def block(address, size, requested, state, frames=()):
+    return {"address": address, "size": size, "requested_size": requested, "state": state, "frames": list(frames)}
+
+
+def program(base, t0, frames=()):
+    """A 2 MiB segment; 512 and 1024 bytes allocated; the 512 freed: 5 entries, 1 final segment."""
+    trace = [entry("segment_alloc", base, 2 * MiB, t0, frames), entry("alloc", base, 512, t0 + 1, frames),
+             entry("alloc", base + 512, 1024, t0 + 2, frames), entry("free_requested", base, 512, t0 + 3, frames),
+             entry("free_completed", base, 512, t0 + 4, frames)]
+    blocks = [block(base, 512, 0, "inactive"), block(base + 512, 1024, 1024, "active_allocated", frames),
+              block(base + 1536, 2 * MiB - 1536, 0, "inactive")]
+    return trace, blocks
+
+
+def snapshot(segments, traces, annotations=()):
+    return {"segments": segments, "device_traces": traces, "allocator_settings": SETTINGS,
+            "external_annotations": list(annotations)}
+
+
+def informative(v):
+    """Our reader's reading of a line / time / annotation device: None when it does not fit int64."""
+    return None if v >= 2**63 else v
+
+
+def summarize(snap):
+    """What the runner prints for a file that reads and imports: per imported device (those with
+    trace entries or segments; -1 is host memory, not imported), its entries (annotate and
+    user_defined skipped, a legacy free counted twice), final segments, their distinct pool ids,
+    the unknown lines of its distinct stacks, and the record_function marks placed on it."""
+    devices = {d for d, t in enumerate(snap["device_traces"]) if t} | {s["device"] for s in snap["segments"] if s["device"] >= 0}
+    parts = []
+    for d in sorted(devices):
+        trace = snap["device_traces"][d] if d < len(snap["device_traces"]) else []
+        segs = [s for s in snap["segments"] if s["device"] == d]
+        entries = sum(0 if e["action"] in ("annotate", "user_defined") else 2 if e["action"] == "free" else 1 for e in trace)
+        stacks = set()
+        for frames in [e["frames"] for e in trace] + [s["frames"] for s in segs] + [b["frames"] for s in segs for b in s["blocks"]]:
+            if frames:
+                stacks.add(tuple((f["filename"], informative(f["line"]), f["name"]) for f in frames))
+        unknown = sum(1 for st in stacks for f in st if f[1] is None)
+        phases = sum(1 for a in snap["external_annotations"] if informative(a["device"]) == d
+                     and informative(a["time_us"]) is not None and a["stage"] in ("START", "END"))
+        text = f"device {d}: entries {entries}, segments {len(segs)}"
+        if segs:
+            text += ", pools " + " ".join(f"({a},{b})" for a, b in sorted({tuple(s["segment_pool_id"]) for s in segs}))
+        if unknown:
+            text += f", unknown lines {unknown}"
+        if phases:
+            text += f", phases {phases}"
+        parts.append(text)
+    return "accepted: " + "; ".join(parts)
+
+
+def op_at(data, pred):
+    """The byte offset of the one opcode of `data` for which pred(name, arg) holds."""
+    hits = [pos for op, arg, pos in pickletools.genops(data) if pred(op.name, arg)]
+    assert len(hits) == 1, hits
+    return hits[0]
+
+
+def value_after_key(data, key):
+    """The byte offset of the value stored under `key`, a dict key that occurs once in `data`."""
+    ops = [(op.name, arg, pos) for op, arg, pos in pickletools.genops(data) if op.name != "MEMOIZE"]
+    hits = [i for i, (name, arg, _) in enumerate(ops) if name.endswith("UNICODE") and arg == key]
+    assert len(hits) == 1, hits
+    return ops[hits[0] + 1][2]
+
+
+def accept(kind, name, snap):
+    data = pickle.dumps(snap, protocol=4) if kind == "pickle" else json.dumps(snap)
+    put(kind, name, data, summarize(snap))
+
+
+def refuse(name, snap, message, locate):
+    """A pickle whose error is exactly `message (where, byte N)`, N found by locate(bytes)."""
+    data = pickle.dumps(snap, protocol=4)
+    put("pickle", name, data, f"= {message}, byte {locate(data)})")
+
+
+def pytorch211():
+    t0 = 1795559509375922
+    # torch.compile: TorchDynamo's frames carry line 2**64-1; 2**63 does not fit int64 either. Both
+    # are unknown, never an error; a negative line stays what it is.
+    dynamo = [frame("fake_tensor.py", U64_MAX, "init_gpu_context"), frame("fake_tensor.py", 777, "__new__"),
+              frame("eval_frame.py", -1, "_fn"), frame("tracegen4.py", 80, "w_compile_reduce_overhead")]
+    trace, blocks = program(A0, t0, dynamo)
+    blocks[1]["frames"] = [frame("builder.py", 2**63, "wrap_tensor")]
+    accept("pickle", "compiled_unknown_lines.pickle", snapshot([segment(0, A0, blocks, pool=(0, 1))], [trace]))
+    accept("json", "compiled_unknown_lines.json", snapshot([segment(0, A0, blocks, pool=(0, 1))], [trace]))
+
+    # Times and annotation devices are informative too; markers that cannot be placed are dropped.
+    trace, blocks = program(A0, t0)
+    trace[2]["time_us"] = U64_MAX
+    marks = [{"stage": "START", "name": "step", "device": 0, "time_us": t0},
+             {"stage": "END", "name": "step", "device": 0, "time_us": t0 + 4},
+             {"stage": "START", "name": "lost", "device": 2**63, "time_us": t0},
+             {"stage": "END", "name": "lost", "device": 0, "time_us": U64_MAX},
+             {"stage": "START", "name": "other_gpu", "device": 5, "time_us": t0}]
+    accept("pickle", "unknown_times.pickle", snapshot([segment(0, A0, blocks)], [trace], marks))
+
+    # A 2**64-1 where the replay needs the value is still an error, at that value's byte.
+    trace, blocks = program(A0, t0)
+    trace[1]["addr"] = U64_MAX
+    refuse("huge_addr.pickle", snapshot([segment(0, A0, blocks)], [trace]),
+           f"the range at address {U64_MAX} of 512 bytes runs past the end of the 64-bit address space "
+           "(device_traces[0][1].addr", lambda d: op_at(d, lambda n, a: n == "LONG1" and a == U64_MAX))
+    trace, blocks = program(A0, t0)
+    trace[3]["size"] = U64_MAX
+    refuse("huge_size.pickle", snapshot([segment(0, A0, blocks)], [trace]),
+           f"the range at address {A0} of {U64_MAX} bytes runs past the end of the 64-bit address space "
+           "(device_traces[0][3].size", lambda d: op_at(d, lambda n, a: n == "LONG1" and a == U64_MAX))
+    trace, blocks = program(A0, t0)
+    seg = segment(0, A0, blocks)
+    seg["total_size"] = U64_MAX
+    refuse("huge_segment_size.pickle", snapshot([seg], [trace]),
+           f"the range at address {A0} of {U64_MAX} bytes runs past the end of the 64-bit address space "
+           "(segments[0].total_size", lambda d: op_at(d, lambda n, a: n == "LONG1" and a == U64_MAX))
+
+    # Pool ids: (0, 0) the default pool, (n, 0) a CUDA graph's, (0, n) a MemPool's; wrong shapes
+    # and types are errors at the value.
+    trace, blocks = program(A0, t0)
+    for name, pool, message, locate in [
+        ("pool_id_one_item.pickle", (1,), "expected 2 items, found 1 (segments[0].segment_pool_id",
+         lambda d: op_at(d, lambda n, a: n == "TUPLE1")),
+        ("pool_id_three_items.pickle", (1, 0, 0), "expected 2 items, found 3 (segments[0].segment_pool_id",
+         lambda d: op_at(d, lambda n, a: n == "TUPLE3")),
+        ("pool_id_str.pickle", "1,0", "expected a 2-tuple, found a str (segments[0].segment_pool_id",
+         lambda d: value_after_key(d, "segment_pool_id")),
+        ("pool_id_none.pickle", None, "expected a 2-tuple, found None (segments[0].segment_pool_id",
+         lambda d: value_after_key(d, "segment_pool_id")),
+        ("pool_id_float_item.pickle", (1.0, 0), "expected an int, found a float (segments[0].segment_pool_id[0]",
+         lambda d: op_at(d, lambda n, a: n == "BINFLOAT" and a == 1.0)),
+    ]:
+        refuse(name, snapshot([segment(0, A0, blocks, pool=pool)], [trace]), message, locate)
+    with_pool = [dict(e) for e in trace]
+    with_pool[1]["pool_id"] = [1]  # newest PyTorch (PR #177717) puts the pool on trace entries
+    refuse("entry_pool_id_one_item.pickle", snapshot([segment(0, A0, blocks)], [with_pool]),
+           "expected 2 items, found 1 (device_traces[0][1].pool_id", lambda d: value_after_key(d, "pool_id"))
+    accept("pickle", "graph_and_mempool_pools.pickle",
+           snapshot([segment(0, A0, blocks, pool=(1, 0)), segment(0, A0 + 2 * MiB, program(A0 + 2 * MiB, t0)[1], pool=(0, 2)),
+                     segment(0, A0 + 4 * MiB, program(A0 + 4 * MiB, t0)[1])], [trace]))
+
+    # Ring buffers that overflowed (max_entries): the history starts with frees of blocks and
+    # segments whose allocation is not in it. Reading and importing accept them.
+    trace, blocks = program(A0, t0)
+    lost = [entry("free_requested", A0 + 8 * MiB, 4096, t0 - 3), entry("free_completed", A0 + 8 * MiB, 4096, t0 - 2),
+            entry("segment_free", A0 + 8 * MiB, 2 * MiB, t0 - 1)]
+    accept("pickle", "ringbuf_free_first.pickle", snapshot([segment(0, A0, blocks)], [lost + trace]))
+    accept("pickle", "stateonly_one_stray_entry.pickle",
+           snapshot([segment(0, A0, blocks)], [[entry("free_completed", A0 + 8 * MiB, 4096, t0)]]))
+
+    # Several devices: each device is imported on its own; a segment's device may lie beyond
+    # device_traces (no history for it); -1 is host memory (not imported); below -1 is an error.
+    trace0, blocks0 = program(A0, t0)
+    trace1, blocks1 = program(A1, t0 + 100)
+    accept("pickle", "two_devices.pickle",
+           snapshot([segment(0, A0, blocks0), segment(1, A1, blocks1, pool=(0, 1))], [trace0, trace1]))
+    accept("pickle", "device_beyond_traces.pickle",
+           snapshot([segment(0, A0, blocks0), segment(2, A1, blocks1)], [trace0]))
+    accept("pickle", "device_host_segment.pickle",
+           snapshot([segment(0, A0, blocks0), segment(-1, A1, blocks1)], [trace0]))
+    refuse("device_negative.pickle", snapshot([segment(0, A0, blocks0), segment(-2, A1, blocks1)], [trace0]),
+           "negative device -2 (a segment's device is a CUDA device ordinal, or -1 for host memory) "
+           "(segments[1].device", lambda d: op_at(d, lambda n, a: n == "BININT" and a == -2))
+
+
 def jsons():
     put("json", "truncated.json", '{"segments": [', "unexpected end of input")
     put("json", "trailing_comma.json", '{"segments": [],}', "expected a string key")
@@ -152,6 +362,13 @@ def jsons():
     put("json", "deep_nesting_1e6.json", "[" * 1_000_000 + "]" * 1_000_000, "nesting deeper than")
     put("json", "wrong_type.json", '{"segments": [{"address": "0x10", "total_size": 1}]}', "segments[0].address")
     put("json", "second_line_error.json", '{\n  "segments": [\n    1,,\n  ]\n}', "line 3")
+    text = ('{"segments": [], "device_traces": [[{"action": "alloc", "addr": 18446744073709551615, "size": 512, '
+            '"frames": [{"filename": "fake_tensor.py", "line": 18446744073709551615, "name": "init_gpu_context"}]}]]}')
+    put("json", "huge_addr.json", text, "= the range at address 18446744073709551615 of 512 bytes runs past the end "
+        f"of the 64-bit address space (device_traces[0][0].addr, byte {text.index('18446744073709551615')})")
+    text = '{"segments": [{"address": 4096, "total_size": 512, "segment_pool_id": [0]}]}'
+    put("json", "pool_id_one_item.json", text,
+        f"= expected 2 items, found 1 (segments[0].segment_pool_id, byte {text.index('[0]')})")
 
 
 def csvs():
@@ -184,6 +401,7 @@ def csvs():
 
 def main():
     pickles()
+    pytorch211()
     jsons()
     csvs()
     (OUT / "MANIFEST.tsv").write_text("\n".join(manifest) + "\n")
