@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "allocator/core/RestorePlan.h"
+
 namespace allocscope::alloc {
 
 // Collects the events of the step being run; the replayer decides whether to keep the step.
@@ -89,6 +91,114 @@ void ReplayRun::emitPhases(std::size_t upToEntry) {
 
 void ReplayRun::finish() { emitPhases(kNoEntry - 1); }
 
+// ---- a history that starts mid-run ----
+// The exact replay rebuilds the state with restoreSegments, every segment and reservation at its
+// snapshot address (the oracle answers from the same RestorePlan that restoreSegments follows).
+// The Alloc ops let a what-if of this program (ProgramFromTrace: compare, recommend) start with
+// the live tensors too. Limit: a what-if only allocates those tensors afresh under its own
+// config; the cached free memory the real run held then, and the layout that history gave it,
+// are not re-created, so a what-if starts like a fresh process holding just these tensors. A
+// what-if replay here (a placement model) does the same with malloc.
+std::vector<Event> ReplayRun::restore(const std::vector<SegmentInfo>& segments) {
+    capture_->events.clear();
+    const bool exact = options_.placement == nullptr;
+    const std::uint64_t firstOp = program_.ops.size();
+    std::uint64_t id = trace_.entries.size();
+    for (const SegmentInfo& segment : segments) {
+        for (const BlockInfo& block : segment.blocks) {
+            if (block.state == BlockState::Inactive) continue;
+            const std::uint64_t tensor = id++;
+            push(Op::alloc(tensor, block.requestedSize, segment.stream, block.stackId));
+            std::optional<std::uint64_t> address = block.address;
+            if (!exact) address = allocator_->malloc(block.requestedSize, segment.stream, block.stackId);
+            if (!address) continue;  // a what-if without room for it: its later free is a note
+            if (block.state == BlockState::ActivePendingFree) {
+                push(Op::recordStream(tensor, kReplaySideStream));
+                push(Op::free(tensor));
+                if (!exact) {
+                    allocator_->recordStream(*address, kReplaySideStream);
+                    allocator_->free(*address);
+                }
+                pendingByRecorded_[block.address] = tensor;
+            } else {
+                liveByRecorded_[block.address] = tensor;
+            }
+            replayAddress_[tensor] = *address;
+        }
+    }
+    if (exact) {
+        const std::vector<RestoredSpace> plan = planRestore(segments, options_.config, options_.totalMemory);
+        std::size_t next = 0;
+        device_->setAddressOracle([&plan, &next](const PlacementRequest&) {
+            return next < plan.size() ? std::optional<std::uint64_t>(plan[next++].address) : std::nullopt;
+        });
+        allocator_->setOpIndex(firstOp);
+        allocator_->restoreSegments(segments);
+        device_->setAddressOracle([this](const PlacementRequest& request) { return oracle(request); });
+    }
+    eventCount_ += capture_->events.size();
+    std::vector<Event> events = std::move(capture_->events);
+    capture_->events.clear();
+    return events;
+}
+
+std::optional<std::size_t> ReplayRun::guessedCreator(std::uint64_t segment) const {
+    auto it = guessedSegments_.find(segment);
+    if (it == guessedSegments_.end()) return std::nullopt;
+    return it->second;
+}
+
+// A private pool's allocation: the program creates the pool once, and routes this one request
+// to it on its stream (as a capture or use_mem_pool scope does for every request it covers).
+PoolId ReplayRun::beginRoute(std::size_t entry, const RecordedEntry& e, bool& guessed) {
+    guessed = false;
+    if (routing_ == nullptr) return PoolId{};
+    const PoolId pool = routing_->poolFor(entry, e.address, *allocator_, guessed);
+    // A capture cannot run on the legacy default stream (0), so private-pool allocations that
+    // begin on a side stream are a torch.cuda.graph capture (graph trees under torch.compile use
+    // it too). Its __enter__ calls empty_cache() first; with nothing cached to release the trace
+    // shows nothing of it, but PyTorch counts it (num_sync_all_streams).
+    const auto [last, fresh] = lastPoolOnStream_.try_emplace(e.stream, pool);
+    const bool captureStarts = e.stream != 0 && !pool.isDefault() && (fresh || last->second != pool);
+    last->second = pool;
+    if (pool.isDefault()) return pool;
+    if (captureStarts && !emptyCacheThisStep_) {
+        push(Op::simple(OpKind::EmptyCache));
+        allocator_->emptyCache();
+    }
+    if (createdPools_.insert(pool).second) {
+        push(Op::pool(OpKind::CreatePool, pool));
+        allocator_->createPool(pool);
+    }
+    push(Op::pool(OpKind::BeginAllocateToPool, pool, 0, e.stream));
+    allocator_->beginAllocateToPool(pool, e.stream, false);
+    return pool;
+}
+
+// Like leaving a use_mem_pool scope: end the routing and drop the use beginAllocateToPool added,
+// so the pool keeps only the use its creation gave it (released when its owner goes).
+void ReplayRun::endRoute(PoolId pool) {
+    if (pool.isDefault()) return;
+    push(Op::pool(OpKind::EndAllocateToPool, pool));
+    allocator_->endAllocateToPool(pool);
+    push(Op::pool(OpKind::ReleasePool, pool));
+    allocator_->releasePool(pool);
+}
+
+// empty_cache() releases a private pool's segments only once the pool is freeable (its graph or
+// MemPool is gone), which no trace entry shows: a recorded release of a pool's segment says it was.
+void ReplayRun::releasePoolsFreedIn(const TraceStep& step) {
+    const std::size_t last = step.program == kNoEntry ? step.end : step.program;
+    for (std::size_t i = step.begin; i < last; ++i) {
+        const RecordedEntry& e = trace_.entries[i];
+        if (!TraceSteps::isRelease(e.action)) continue;
+        const std::optional<PoolId> pool = allocator_->poolOfAddress(e.address);
+        if (!pool || pool->isDefault() || createdPools_.erase(*pool) == 0) continue;
+        push(Op::pool(OpKind::ReleasePool, *pool));
+        allocator_->releasePool(*pool);
+    }
+}
+
 StepOutcome ReplayRun::runStep(std::size_t k, bool withEmptyCache) {
     StepOutcome out;
     const TraceStep& step = steps_[k];
@@ -96,7 +206,9 @@ StepOutcome ReplayRun::runStep(std::size_t k, bool withEmptyCache) {
     segmentAllocUsed_.assign(step.end - step.begin, false);
     emitPhases(step.program == kNoEntry ? step.end : step.program);
     capture_->events.clear();
+    emptyCacheThisStep_ = withEmptyCache;
     if (withEmptyCache) {
+        if (routing_ != nullptr) releasePoolsFreedIn(step);
         out.programOp = push(Op::simple(OpKind::EmptyCache));
         allocator_->emptyCache();
     }
@@ -105,8 +217,18 @@ StepOutcome ReplayRun::runStep(std::size_t k, bool withEmptyCache) {
         const std::uint64_t id = step.program;  // a tensor is named by its alloc's entry index
         switch (e.action) {
             case EventAction::Alloc: {
+                const PoolId pool = beginRoute(step.program, e, out.poolGuessed);
                 out.programOp = push(Op::alloc(id, e.size, e.stream, e.stackId));
                 const std::optional<std::uint64_t> address = allocator_->malloc(e.size, e.stream, e.stackId);
+                endRoute(pool);
+                if (out.poolGuessed) {
+                    // A new segment, or the first map of a new reservation (a later map of the
+                    // same reservation keeps the entry that created it).
+                    for (const Event& event : capture_->events) {
+                        if (event.action == EventAction::SegmentAlloc) guessedSegments_[event.segment] = step.program;
+                        if (event.action == EventAction::SegmentMap) guessedSegments_.emplace(event.segment, step.program);
+                    }
+                }
                 if (address) {
                     liveByRecorded_[e.address] = id;
                     replayAddress_[id] = *address;

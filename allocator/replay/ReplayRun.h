@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "allocator/core/EventSink.h"
 #include "allocator/core/Op.h"
 #include "allocator/device/SimulatedDevice.h"
+#include "allocator/replay/PoolRouting.h"
 #include "allocator/replay/TraceReplayer.h"
 #include "allocator/replay/TraceSteps.h"
 
@@ -30,6 +32,7 @@ struct StepOutcome {
     bool unexpectedOom = false;                 // an alloc failed that the recording saw succeed
     std::string oomMessage;                     // its OutOfMemoryError text
     bool oomVanished = false;                   // a recorded oom's attempt succeeded
+    bool poolGuessed = false;                   // the alloc's pool was guessed (PoolRouting rule 3)
     std::vector<std::string> notes;
 };
 
@@ -41,8 +44,17 @@ public:
     ReplayRun& operator=(const ReplayRun&) = delete;
 
     StepOutcome runStep(std::size_t k, bool withEmptyCache);
+    // Route recorded allocations to pools (null: everything to the default pools). Not owned.
+    void setRouting(PoolRouting* routing) { routing_ = routing; }
+    // The trace entry whose pool guess created the live segment at `segment`, if one did.
+    std::optional<std::size_t> guessedCreator(std::uint64_t segment) const;
     // Phase marks recorded after the last entry.
     void finish();
+    // ---- a history that starts mid-run (HistoryWindow); call before the first step ----
+    // Applies the state before the first recorded entry: its live blocks become tensors that the
+    // recorded frees find (ids past every entry index), each with an Alloc op (plus record_stream
+    // and free for a pending free). Returns the events that rebuilt the state.
+    std::vector<Event> restore(const std::vector<SegmentInfo>& segments);
 
     CachingAllocator& allocator() { return *allocator_; }
     Program& program() { return program_; }
@@ -54,6 +66,9 @@ private:
     std::optional<std::uint64_t> recordedAddress(const PlacementRequest& request,
                                                  const std::map<std::uint64_t, std::uint64_t>& live);
     std::uint64_t push(const Op& op);
+    PoolId beginRoute(std::size_t entry, const RecordedEntry& e, bool& guessed);
+    void endRoute(PoolId pool);
+    void releasePoolsFreedIn(const TraceStep& step);
     void emitPhases(std::size_t upToEntry);
 
     const RecordedTrace& trace_;
@@ -73,6 +88,14 @@ private:
     std::map<std::uint64_t, std::uint64_t> liveByRecorded_;     // recorded address -> tensor id
     std::map<std::uint64_t, std::uint64_t> pendingByRecorded_;  // freed, completion pending
     std::map<std::uint64_t, std::uint64_t> replayAddress_;      // tensor id -> replay address
+
+    PoolRouting* routing_ = nullptr;
+    std::map<std::uint64_t, std::size_t> guessedSegments_;  // segment base -> entry whose guess made it
+    std::set<PoolId> createdPools_;                          // private pools the program created
+    // The pool of the last allocation on each stream: a private pool's allocations starting on a
+    // side stream mark a CUDA graph capture (torch.cuda.graph calls empty_cache() before it).
+    std::map<StreamId, PoolId> lastPoolOnStream_;
+    bool emptyCacheThisStep_ = false;
 };
 
 }  // namespace allocscope::alloc

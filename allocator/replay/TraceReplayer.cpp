@@ -3,8 +3,10 @@
 #include <set>
 #include <sstream>
 
+#include "allocator/replay/PoolRouting.h"
 #include "allocator/replay/RelativeAddresses.h"
 #include "allocator/replay/ReplayRun.h"
+#include "allocator/replay/ReplayStart.h"
 #include "allocator/replay/TraceSteps.h"
 
 namespace allocscope::alloc {
@@ -187,9 +189,46 @@ bool stepHasRelease(const RecordedTrace& trace, const TraceStep& step) {
     return false;
 }
 
-}  // namespace
+// Which pool guess (PoolRouting rule 3) the first difference points at, if any: the replay's
+// block landed in a guessed segment the recording did not use, or the recording's block lies in a
+// guessed segment the replay's best fit passed over, or empty_cache() released a guessed segment
+// where PyTorch released another, or this step's own guess made a segment the recording did not.
+std::optional<std::size_t> poolHint(const RecordedTrace& trace, const TraceStep& step, const RecordedEntry* program,
+                                    const StepOutcome& out, ReplayRun& run) {
+    if (program && program->action == EventAction::Alloc && out.allocAddress && *out.allocAddress != program->address) {
+        for (const Event& e : out.events) {
+            if (e.action != EventAction::Alloc) continue;
+            if (auto creator = run.guessedCreator(e.segment)) return creator;
+        }
+        for (const SegmentInfo& s : run.allocator().segments()) {
+            if (program->address >= s.address && program->address - s.address < s.totalSize) {
+                if (auto creator = run.guessedCreator(s.address)) return creator;
+            }
+        }
+    }
+    const std::size_t last = step.program == kNoEntry ? step.end : step.program;
+    std::vector<const RecordedEntry*> want;
+    for (std::size_t i = step.begin; i < last; ++i) {
+        if (TraceSteps::isSegmentEvent(trace.entries[i].action)) want.push_back(&trace.entries[i]);
+    }
+    std::size_t i = 0;
+    for (const Event& e : out.events) {
+        if (!TraceSteps::isSegmentEvent(e.action)) continue;
+        const bool same = i < want.size() && want[i]->action == e.action && want[i]->address == e.address;
+        if (!same && TraceSteps::isRelease(e.action)) {
+            if (auto creator = run.guessedCreator(e.segment)) return creator;
+        }
+        if (!same) break;
+        ++i;
+    }
+    if (out.poolGuessed && step.program != kNoEntry) return step.program;
+    return std::nullopt;
+}
 
-ReplayResult TraceReplayer::replay(const RecordedTrace& trace, const ReplayOptions& options) {
+// One replay of the whole trace. `routing` null: every allocation from the default pools.
+// `hint`: where to put the pool guess the first difference points at.
+ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options, PoolRouting* routing,
+                        std::optional<std::size_t>* hint) {
     ReplayResult result;
     const std::vector<TraceStep> steps = TraceSteps::cut(trace);
     result.steps = steps.size();
@@ -210,7 +249,25 @@ ReplayResult TraceReplayer::replay(const RecordedTrace& trace, const ReplayOptio
     if (options.emptyCacheSteps) given.insert(options.emptyCacheSteps->begin(), options.emptyCacheSteps->end());
     std::vector<bool> emptyCache(steps.size(), false);
 
-    auto run = std::make_unique<ReplayRun>(trace, steps, options);
+    if (routing) routing->assignments().clear();
+    // A history that starts mid-run (HistoryWindow): every run, a rewind's too, starts from the
+    // state before the first recorded entry; the events that rebuild it go first to the sink.
+    const HistoryWindow window(trace, options.config);
+    ReplayStart start = startReplay(trace, steps, options, routing, window);
+    auto run = std::move(start.run);
+    if (start.restoredState) {
+        result.truncation = window.truncation();
+        result.truncation->restoredEvents = start.restored.size();
+        if (options.sink) {
+            for (const Event& e : start.restored) options.sink->onEvent(e);
+        }
+        if (options.afterStep) options.afterStep(run->allocator().stats());
+    }
+    const std::string problem = !start.problem.empty() ? start.problem : window.problem();
+    if (!start.restoredState && !problem.empty()) {
+        result.notes.push_back("the state before the recorded history could not be rebuilt (" + problem +
+                               "): the replay starts from an empty allocator");
+    }
     for (std::size_t k = 0; k < steps.size(); ++k) {
         const TraceStep& step = steps[k];
         const RecordedEntry* program = step.program == kNoEntry ? nullptr : &trace.entries[step.program];
@@ -228,7 +285,7 @@ ReplayResult TraceReplayer::replay(const RecordedTrace& trace, const ReplayOptio
         std::string mismatch = compareStep(expected, k, program, out);
         if (tryBoth && !mismatch.empty()) {
             // Rebuild the state before step k and try the step after an explicit empty_cache().
-            auto alt = std::make_unique<ReplayRun>(trace, steps, options);
+            auto alt = startReplay(trace, steps, options, routing, window).run;
             for (std::size_t j = 0; j < k; ++j) alt->runStep(j, emptyCache[j]);
             StepOutcome altOut = alt->runStep(k, true);
             ++result.rewinds;
@@ -244,6 +301,7 @@ ReplayResult TraceReplayer::replay(const RecordedTrace& trace, const ReplayOptio
         if (want) result.emptyCacheSteps.push_back(k);
         if (!mismatch.empty() && !result.divergence) {
             result.divergence = ReplayDivergence{out.programOp, program ? step.program : step.end - 1, mismatch};
+            if (hint && routing) *hint = poolHint(trace, step, program, out, *run);
         }
         if (options.sink) {
             for (const Event& e : out.events) options.sink->onEvent(e);
@@ -279,12 +337,66 @@ ReplayResult TraceReplayer::replay(const RecordedTrace& trace, const ReplayOptio
                                : compareLayout(*expected.trace->finalSegments, result.segments, 0);
         if (!diff.empty()) result.layoutDifference = diff;
     }
+    if (routing) result.poolAssignments = routing->assignments();
+    return result;
+}
+
+// The trace entry of a result's first difference (later is closer to the recording).
+std::size_t reach(const ReplayResult& r) {
+    if (r.exact()) return kNoEntry;
+    return r.divergence ? r.divergence->entryIndex : kNoEntry - 1;
+}
+
+}  // namespace
+
+// Pool inference (PoolRouting) re-runs the whole trace once per revised guess: bounded, and only
+// for traces small enough that this stays cheap (private-pool programs are CUDA graphs and
+// MemPools; their snapshots seen so far have hundreds to thousands of entries).
+constexpr std::size_t kMaxPoolRevisions = 48;
+constexpr std::size_t kMaxInferenceEntries = 200'000;
+
+ReplayResult TraceReplayer::replay(const RecordedTrace& trace, const ReplayOptions& options) {
+    if (options.poolAssignments) {
+        PoolRouting fixed(*options.poolAssignments);
+        return replayOnce(trace, options, &fixed, nullptr);
+    }
+    const bool selfCompared = !options.placement && (!options.expected || options.expected == &trace);
+    if (!selfCompared || !trace.hasSegmentEvents || trace.entries.size() > kMaxInferenceEntries) {
+        return replayOnce(trace, options, nullptr, nullptr);
+    }
+    // The attempts of the inference are silent: only the accepted replay reaches the sink and
+    // afterStep, once, so an import never records a rejected guess's events.
+    const bool observed = options.sink || options.afterStep;
+    ReplayOptions quiet = options;
+    quiet.sink = nullptr;
+    quiet.afterStep = nullptr;
+    const ReplayResult chosen = inferPools(trace, quiet);
+    if (!observed) return chosen;
+    if (chosen.poolAssignments.empty()) return replayOnce(trace, options, nullptr, nullptr);
+    PoolRouting fixed(chosen.poolAssignments);
+    ReplayResult result = replayOnce(trace, options, &fixed, nullptr);
+    result.poolRevisions = chosen.poolRevisions;
+    return result;
+}
+
+ReplayResult TraceReplayer::inferPools(const RecordedTrace& trace, const ReplayOptions& options) {
+    PoolRouting routing(trace);
+    std::optional<std::size_t> hint;
+    ReplayResult first = replayOnce(trace, options, routing.knownPrivatePools() ? &routing : nullptr, &hint);
+    if (first.exact()) return first;
+    ReplayResult result = routing.knownPrivatePools() ? first : replayOnce(trace, options, &routing, &hint);
+    while (!result.exact() && hint && routing.flips() < kMaxPoolRevisions && routing.flip(*hint)) {
+        hint.reset();
+        result = replayOnce(trace, options, &routing, &hint);
+        result.poolRevisions = routing.flips();
+    }
+    if (!result.exact() && reach(first) > reach(result)) return first;
     return result;
 }
 
 ReplayResult TraceReplayer::replayWhatIf(const RecordedTrace& trace, const AllocatorConfig& recordedConfig,
                                          ReplayOptions options) {
-    if (!options.emptyCacheSteps && trace.hasSegmentEvents) {
+    if ((!options.emptyCacheSteps || !options.poolAssignments) && trace.hasSegmentEvents) {
         ReplayOptions exact = options;
         exact.config = recordedConfig;
         exact.placement = nullptr;
@@ -292,7 +404,9 @@ ReplayResult TraceReplayer::replayWhatIf(const RecordedTrace& trace, const Alloc
         exact.sink = nullptr;
         exact.afterStep = nullptr;
         exact.continueAfterOom = true;
-        options.emptyCacheSteps = replay(trace, exact).emptyCacheSteps;
+        const ReplayResult learnt = replay(trace, exact);
+        if (!options.emptyCacheSteps) options.emptyCacheSteps = learnt.emptyCacheSteps;
+        if (!options.poolAssignments) options.poolAssignments = learnt.poolAssignments;
     }
     return replay(trace, options);
 }

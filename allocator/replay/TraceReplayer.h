@@ -33,6 +33,7 @@
 // search may already find the block. None of the shared traces has a pending free.
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,6 +44,7 @@
 #include "allocator/core/EventSink.h"
 #include "allocator/core/Op.h"
 #include "allocator/core/SegmentInfo.h"
+#include "allocator/replay/HistoryWindow.h"
 #include "allocator/replay/PlacementModel.h"
 #include "allocator/replay/RecordedTrace.h"
 
@@ -69,6 +71,10 @@ struct ReplayOptions {
     // An allocation the recording did not see fail: stop there (false) or skip that tensor and go
     // on (true).
     bool continueAfterOom = false;
+    // Which trace entries' allocations go to a private pool (a what-if passes what the exact
+    // replay found: ReplayResult::poolAssignments). nullopt: inferred from the recording (see
+    // PoolRouting), which needs recorded placement.
+    std::optional<std::map<std::size_t, PoolId>> poolAssignments;
     EventSink* sink = nullptr;  // receives every event of the accepted replay, in order
     // Called after each accepted step's events went to `sink`, with the allocator's statistics
     // then: a recorder stores what events do not show (retries, syncs) where it changed.
@@ -97,6 +103,15 @@ struct ReplayResult {
     std::size_t steps = 0;
     std::uint64_t events = 0;            // events the allocator produced
     std::uint64_t rewinds = 0;           // prefix re-runs done by the empty_cache() inference
+    // Trace entries whose allocations the replay routed to a private pool, and how many pool
+    // guesses it had to revise (each revision is one more replay of the whole trace).
+    std::map<std::size_t, PoolId> poolAssignments;
+    std::size_t poolRevisions = 0;
+    // Set when the recorded history starts mid-run (a ring buffer that overflowed, a state-only
+    // snapshot): the replay started from the state before the first recorded entry, rebuilt from
+    // the final segments (HistoryWindow). Cumulative statistics then count only the recorded
+    // window (HistoryWindow::windowOnlyKeys()).
+    std::optional<HistoryTruncation> truncation;
 
     bool exact() const { return !divergence && !layoutDifference && !unexpectedOomOp; }
 };
@@ -110,6 +125,11 @@ public:
     // the trace has no segment events.
     static ReplayResult replayWhatIf(const RecordedTrace& trace, const AllocatorConfig& recordedConfig,
                                      ReplayOptions options);
+
+private:
+    // Guesses which segments private pools (CUDA graphs, MemPools) own by re-running the trace
+    // with revised guesses until it replays exactly (PoolRouting); silent: options carry no sink.
+    static ReplayResult inferPools(const RecordedTrace& trace, const ReplayOptions& options);
 };
 
 }  // namespace allocscope::alloc

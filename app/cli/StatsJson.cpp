@@ -1,6 +1,10 @@
 #include "app/cli/StatsJson.h"
 
+#include <cstdint>
+#include <limits>
 #include <sstream>
+
+#include "storage/import/FrameLine.h"
 
 namespace allocscope::cli {
 namespace {
@@ -28,7 +32,15 @@ void putFrames(std::ostringstream& out, std::uint32_t stackId, const alloc::Stac
         for (std::size_t i = 0; i < stack.size(); ++i) {
             out << (i ? ", " : "") << "{\"filename\": ";
             putString(out, stack[i].filename);
-            out << ", \"line\": " << stack[i].line << ", \"name\": ";
+            // An unknown line is written as TorchDynamo wrote it (2**64-1), which keeps the file a
+            // snapshot our reader (and PyTorch's tools) read, as unknown again.
+            out << ", \"line\": ";
+            if (storage::FrameLine::known(stack[i].line)) {
+                out << stack[i].line;
+            } else {
+                out << std::numeric_limits<std::uint64_t>::max();
+            }
+            out << ", \"name\": ";
             putString(out, stack[i].name);
             out << "}";
         }
@@ -62,7 +74,8 @@ std::string segmentsToJson(const std::vector<alloc::SegmentInfo>& segments, long
             << ", \"active_size\": " << seg.activeSize << ", \"requested_size\": " << seg.requestedSize
             << ", \"stream\": " << seg.stream << ", \"segment_type\": \""
             << (seg.pool == alloc::PoolKind::Small ? "small" : "large")
-            << "\", \"segment_pool_id\": [0, 0], \"is_expandable\": " << (seg.isExpandable ? "true" : "false")
+            << "\", \"segment_pool_id\": [" << seg.poolId.first << ", " << seg.poolId.second
+            << "], \"is_expandable\": " << (seg.isExpandable ? "true" : "false")
             << ", \"frames\": ";
         putFrames(out, seg.stackId, stacks);
         out << ", \"blocks\": [";

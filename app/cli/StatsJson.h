@@ -13,7 +13,9 @@ namespace allocscope::cli {
 
 // {"active.all.allocated": 152, ...} sorted by key, one key per line.
 std::string statsToJson(const alloc::DeviceStats& stats);
-// [{"device": 0, "address": ..., "blocks": [...]}, ...]; frames from `stacks` when given.
+// [{"device": 0, "address": ..., "blocks": [...]}, ...]; frames from `stacks` when given (an
+// unknown line, storage::FrameLine, as 2**64-1 like TorchDynamo writes it); segment_pool_id from
+// SegmentInfo::poolId.
 std::string segmentsToJson(const std::vector<alloc::SegmentInfo>& segments, long long device,
                            const alloc::StackTable* stacks);
 

@@ -8,13 +8,18 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "tests/FileBytes.h"
 #include "allocator/core/Event.h"
 #include "allocator/core/ProgramRunner.h"
+#include "app/cli/StatsJson.h"
 #include "app/cli/VerbRegistry.h"
 #include "tests/cli/InProcessCli.h"
+#include "storage/formats/PickleWriter.h"
+#include "storage/formats/SnapshotReader.h"
+#include "storage/import/FrameLine.h"
 #include "storage/session/SessionReader.h"
 
 using namespace allocscope;
@@ -25,6 +30,15 @@ using clitest::CliResult;
 using clitest::runInProcess;
 
 std::string trace(const char* name) { return std::string(ALLOCSCOPE_TEST_DATA) + "/traces/" + name; }
+std::string pools(const std::string& name) { return std::string(ALLOCSCOPE_TEST_DATA) + "/pools/" + name; }
+
+// Every snapshot of tests/data/pools: PyTorch 2.11 with private pools (CUDA graphs, MemPool,
+// torch.compile's CUDA graph trees) and the recording modes users run into.
+const char* const kPoolTraces[] = {
+    "compile_reduce_overhead__default", "compile_reduce_overhead__expandable", "cppstacks_train__default",
+    "cudagraph_mlp__default", "cudagraph_mlp__expandable", "mempool_mix__default", "mempool_mix__expandable",
+    "ringbuf_train__default", "ringbuf_train__expandable", "stateonly_train__default",
+};
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -290,6 +304,117 @@ private slots:
         // The recorded what-if is the replay that was reported.
         QVERIFY2(contains(whatIf.out, "\"reserved_bytes.all.peak\": " + std::to_string(two.summary->peakReserved)),
                  whatIf.out.substr(0, 400).c_str());
+    }
+
+    // Each pool trace opens: `replay` reads and imports it (exit 0: a replay that diverges is
+    // reported, not refused) and `import --db` records it. Private pools may still diverge; a
+    // file the reader or the import refused would exit 1 with "allocscope-cli: <what> (<where>)".
+    void everyPoolTraceOpens_data() {
+        QTest::addColumn<QString>("name");
+        for (const char* name : kPoolTraces) QTest::newRow(name) << QString(name);
+    }
+    void everyPoolTraceOpens() {
+        QFETCH(QString, name);
+        const std::string file = pools(name.toStdString() + ".pickle");
+        const CliResult replay = runInProcess({"replay", file});
+        QVERIFY2(replay.code == 0, replay.err.c_str());
+        const std::string db = path((name.toStdString() + ".allocscope").c_str());
+        const CliResult imported = runInProcess({"import", file, "--db", db});
+        QVERIFY2(imported.code == 0, imported.err.c_str());
+        QCOMPARE(imported.out, std::string("run 1\n"));
+        storage::SessionReader reader(db);
+        QCOMPARE(reader.runs().size(), std::size_t(1));
+        QCOMPARE(reader.run(1).info.sourceKind, std::string("snapshot"));
+    }
+
+    // TorchDynamo's unknown line survives import -> session -> export: the exported pickle has
+    // the frame with its file and name and line 2**64-1 again (read back as unknown), never the
+    // session's marker (storage::FrameLine::kUnknown) as a number. Made here rather than taken
+    // from compile_reduce_overhead, whose unknown lines are in the stacks of frees (a session
+    // keeps the allocation's stack for a free). compile_context and user_metadata are not kept
+    // by a session; the export writes PyTorch's "N/A" and "", which is what this trace had.
+    void unknownLinesSurviveImportAndExport() {
+        const std::uint64_t base = 0x7f0000000000;
+        const formats::FrameList dynamo = std::vector<formats::SnapshotFrame>{
+            {"fake_tensor.py", std::nullopt, "init_gpu_context"}, {"fake_tensor.py", 777, "__new__"}, {"train.py", -1, "step"}};
+        formats::Snapshot snap;
+        snap.allocator_settings.present = true;
+        snap.allocator_settings.conf = "";
+        const auto entry = [&](const char* action, std::uint64_t addr, std::uint64_t size, bool frames) {
+            formats::TraceEntry e;
+            e.action = action;
+            e.addr = addr;
+            e.has_addr = true;
+            e.size = size;
+            e.time_us = 1795559509375922 + static_cast<std::int64_t>(snap.device_traces[0].size());
+            e.compile_context = "N/A";
+            if (frames) e.frames = dynamo;
+            snap.device_traces[0].push_back(e);
+        };
+        snap.device_traces.resize(1);
+        entry("segment_alloc", base, 2 << 20, true);
+        entry("alloc", base, 512, true);
+        entry("alloc", base + 512, 1024, true);
+        entry("free_requested", base, 512, true);
+        entry("free_completed", base, 512, true);
+        formats::SnapshotSegment seg;
+        seg.address = base;
+        seg.total_size = 2 << 20;
+        seg.allocated_size = seg.active_size = seg.requested_size = 1024;
+        seg.segment_type = "small";
+        seg.frames = dynamo;
+        // A freed block keeps its last requested size, as in PyTorch's snapshots.
+        seg.blocks = {{base, 512, 512, "inactive", {}}, {base + 512, 1024, 1024, "active_allocated", dynamo},
+                      {base + 1536, (2 << 20) - 1536, 0, "inactive", {}}};
+        snap.segments = {seg};
+        const std::string input = path("compiled.pickle");
+        formats::PickleWriter::writeFile(snap, input);
+
+        const std::string db = path("compiled.allocscope");
+        const CliResult imported = runInProcess({"import", input, "--db", db});
+        QVERIFY2(imported.code == 0 && imported.err.empty(), imported.err.c_str());  // reproduced
+        const std::string out = path("compiled_export.pickle");
+        const CliResult exported = runInProcess({"export", "--db", db, "--run", "1", "--pickle", out});
+        QVERIFY2(exported.code == 0, exported.err.c_str());
+        const formats::Snapshot back = formats::SnapshotReader::readFile(out);
+        std::size_t allocs = 0;
+        for (const formats::TraceEntry& e : back.device_traces.at(0)) {
+            QCOMPARE(e.compile_context.str(), std::string("N/A"));
+            QVERIFY(e.user_metadata.empty());
+            if (e.action != "alloc") continue;
+            ++allocs;
+            QCOMPARE(e.frames, dynamo);  // the unknown line as unknown, -1 and 777 as they were
+        }
+        QCOMPARE(allocs, std::size_t(2));
+        QCOMPARE(back.segments.size(), std::size_t(1));
+        bool blockWithStack = false;
+        for (const formats::SnapshotBlock& b : back.segments[0].blocks) blockWithStack |= b.frames == dynamo;
+        QVERIFY(blockWithStack);
+    }
+
+    // replay --segments-json: each segment's pool id as the allocator reports it, and an unknown
+    // line as TorchDynamo wrote it (2**64-1), so the file reads back as the same snapshot.
+    void segmentsJsonKeepsPoolIdsAndUnknownLines() {
+        alloc::StackTable stacks;
+        const alloc::Stack dynamo = {{"fake_tensor.py", storage::FrameLine::kUnknown, "init_gpu_context"},
+                                     {"train.py", -1, "step"}};
+        alloc::SegmentInfo seg;
+        seg.address = 0x7f0000000000;
+        seg.totalSize = 2 << 20;
+        seg.pool = alloc::PoolKind::Small;
+        seg.poolId = alloc::PoolId{1, 0};
+        seg.stackId = stacks.intern(dynamo);
+        seg.blocks = {alloc::BlockInfo{}};
+        seg.blocks[0].address = seg.address;
+        seg.blocks[0].size = seg.totalSize;
+        seg.blocks[0].state = alloc::BlockState::Inactive;
+        const std::string json = cli::segmentsToJson({seg}, 0, &stacks);
+        QVERIFY2(contains(json, "\"line\": 18446744073709551615, \"name\": \"init_gpu_context\""), json.c_str());
+        QVERIFY2(contains(json, "\"segment_pool_id\": [1, 0]"), json.c_str());
+        const formats::Snapshot back = formats::SnapshotReader::read(json);  // a bare list of segments
+        QCOMPARE(back.segments.at(0).segment_pool_id, (std::pair<std::uint64_t, std::uint64_t>{1, 0}));
+        QCOMPARE(back.segments[0].frames, (formats::FrameList{{"fake_tensor.py", std::nullopt, "init_gpu_context"},
+                                                              {"train.py", -1, "step"}}));
     }
 
     void notASessionIsRefusedAndLeftAlone() {

@@ -69,6 +69,27 @@ private slots:
         QVERIFY2(r.err.contains("simulating h100-80gb"), r.err.constData());
         QVERIFY2(r.out.contains(QByteArray::fromStdString(truth.summary)), r.out.constData());
         QVERIFY(r.out.contains("reproduces the recording"));
+        QVERIFY2(r.out.contains("\n  verdict: exact\n"), r.out.constData());
+    }
+
+    // A replay that leaves its recording says where, and nothing in its report reads "exact".
+    void divergedVerdictNeverSaysExact() {
+        const CliRun r = cli({trace("frag101__default.pickle"), "--config", "roundup_power2_divisions:4", "--compare-with",
+                              trace("frag101__default.pickle"), "--gpu", "h100-80gb"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("\n  verdict: diverged at trace entry "), r.out.constData());
+        QVERIFY2(!r.out.toLower().contains("exact") && !r.err.toLower().contains("exact"), (r.out + r.err).constData());
+    }
+
+    // A ring buffer that overflowed: the first line of the report says the history is partial.
+    void truncatedHistoryComesFirst() {
+        const QString pools = QString::fromLocal8Bit(qgetenv("ALLOCSCOPE_TEST_DATA")) + "/pools/";
+        const CliRun r = cli({pools + "ringbuf_train__default.pickle", "--gpu", "h100-80gb"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.startsWith("history truncated: "), r.out.constData());
+        const CliRun s = cli({pools + "stateonly_train__default.pickle", "--gpu", "h100-80gb"});
+        QCOMPARE(s.code, 0);
+        QVERIFY2(s.out.startsWith("history truncated: no history recorded"), s.out.constData());
     }
 
     void segmentsJsonMatchesSnapshot() {

@@ -14,7 +14,9 @@
 #include "allocator/replay/TraceReplayer.h"
 #include "app/cli/DeviceOptions.h"
 #include "app/cli/RealGpuReplay.h"
+#include "app/cli/ReplayVerdict.h"
 #include "app/cli/StatsJson.h"
+#include "app/cli/TruncationReport.h"
 #include "app/cli/VerbRegistry.h"
 #include "app/cli/verbs/db/DbRecorder.h"
 #include "storage/formats/FormatError.h"
@@ -244,19 +246,22 @@ int runReplay(VerbContext& ctx) {
         }
 
         const std::string configText = alloc::formatConfig(config);
+        // A history that starts mid-run says so before anything else (its totals are partial).
+        for (const std::string& line : truncationReport(result)) report << line << "\n";
         report << "replay of " << args.trace << " (" << trace.origin << "): " << trace.entries.size()
                << " trace entries, " << result.program.ops.size() << " ops, " << result.events << " events\n";
         report << "  config '" << configText << "'" << (args.device.config ? "" : " (recorded)") << ", GPU "
                << device->name << " (" << device->totalMemory << " B)";
         if (args.device.memoryFraction) report << ", memory fraction " << *args.device.memoryFraction;
-        report << "\n  " << (exact ? "exact replay with the recorded addresses" : "what-if: new segments placed by the " + args.placement + " model")
+        report << "\n  " << (exact ? "replayed with the recorded addresses" : "what-if: new segments placed by the " + args.placement + " model")
                << ", " << result.emptyCacheSteps.size() << " explicit empty_cache() inferred\n";
         const alloc::DeviceStats& s = result.stats;
         report << "  peak reserved " << s.reserved_bytes[alloc::kAggregate].peak << " B, peak allocated "
                << s.allocated_bytes[alloc::kAggregate].peak << " B, device allocs " << s.num_device_alloc << ", OOMs "
                << s.num_ooms << "\n";
         if (!realGpu.finish(options, trace.device, result, report, error)) return badInput(ctx, error, "--gpu " + device->name);
-        if (exact) {
+        if (exact || compare) {
+            report << "  verdict: " << replayVerdict(result, (compare ? compare : &trace)->entries.size()) << "\n";
             if (result.exact() && trace.hasSegmentEvents) {
                 report << "  reproduces the recording: every segment event, block address and the final layout\n";
             } else if (result.exact()) {

@@ -1,0 +1,277 @@
+#include "allocator/replay/HistoryRewind.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "allocator/core/CachingAllocator.h"
+#include "allocator/device/SimulatedDevice.h"
+
+namespace allocscope::alloc {
+namespace {
+std::string hex(std::uint64_t v) {
+    std::ostringstream s;
+    s << "0x" << std::hex << v;
+    return s.str();
+}
+}  // namespace
+
+HistoryRewind::HistoryRewind(const AllocatorConfig& config)
+    : config_(config),
+      device_(std::make_unique<SimulatedDevice>(0, 0)),
+      rounding_(std::make_unique<CachingAllocator>(config, *device_)) {}
+
+HistoryRewind::~HistoryRewind() = default;
+
+std::uint64_t HistoryRewind::roundSize(std::uint64_t size) const { return rounding_->roundSize(size); }
+
+bool HistoryRewind::load(const std::vector<SegmentInfo>& finalSegments) {
+    for (const SegmentInfo& info : finalSegments) {
+        const Owner owner{info.isExpandable, info.isExpandable ? 0 : info.address, info.stream, info.pool, info.poolId,
+                          info.stackId};
+        std::uint64_t next = info.address;
+        for (const BlockInfo& b : info.blocks) {
+            if (b.address != next || b.size == 0 || overlaps(b.address, b.size)) {
+                problem_ = "the final segments are malformed: the blocks of segment " + hex(info.address) + " do not tile it";
+                return false;
+            }
+            blocks_[b.address] = Block{b.size, b.requestedSize, b.state, b.stackId, owner};
+            next += b.size;
+        }
+        if (next - info.address != info.totalSize || info.totalSize == 0) {
+            problem_ = "the final segments are malformed: a segment's blocks do not add up to its size";
+            return false;
+        }
+        if (!info.isExpandable) segments_[info.address] = Segment{info.totalSize, owner};
+    }
+    return true;
+}
+
+bool HistoryRewind::fail(const RecordedEntry& e, const std::string& why) {
+    problem_ = std::string(actionName(e.action)) + " " + hex(e.address) + " (" + std::to_string(e.size) + " B): " + why;
+    return false;
+}
+
+HistoryRewind::BlockIt HistoryRewind::containing(std::uint64_t address) {
+    auto it = blocks_.upper_bound(address);
+    if (it == blocks_.begin()) return blocks_.end();
+    --it;
+    return address - it->first < it->second.size ? it : blocks_.end();
+}
+
+bool HistoryRewind::overlaps(std::uint64_t address, std::uint64_t size) const {
+    auto it = blocks_.lower_bound(address);
+    if (it != blocks_.end() && it->first < address + size) return true;
+    return it != blocks_.begin() && std::prev(it)->first + std::prev(it)->second.size > address;
+}
+
+bool HistoryRewind::adjacent(BlockIt a, BlockIt b) const {
+    return a->first + a->second.size == b->first && a->second.owner.same(b->second.owner);
+}
+
+HistoryRewind::BlockIt HistoryRewind::carve(BlockIt it, std::uint64_t address, std::uint64_t size) {
+    const std::uint64_t start = it->first;
+    const std::uint64_t end = start + it->second.size;
+    const Block whole = it->second;
+    Block piece = whole;
+    piece.requested = 0;  // swallowed again by the merge this undoes: never seen
+    if (address > start) {
+        it->second = piece;
+        it->second.size = address - start;
+    } else {
+        blocks_.erase(it);
+    }
+    if (address + size < end) {
+        Block after = piece;
+        after.size = end - (address + size);
+        blocks_[address + size] = after;
+    }
+    Block middle = whole;
+    middle.size = size;
+    return blocks_.insert_or_assign(address, middle).first;
+}
+
+bool HistoryRewind::undo(const RecordedEntry& e) {
+    switch (e.action) {
+        case EventAction::Alloc: return undoAlloc(e);
+        case EventAction::FreeRequested: return undoFreeRequested(e);
+        case EventAction::FreeCompleted: return undoFreeCompleted(e);
+        case EventAction::SegmentAlloc: return undoSegmentAlloc(e);
+        case EventAction::SegmentFree: return undoSegmentFree(e);
+        case EventAction::SegmentMap: return undoSegmentMap(e);
+        case EventAction::SegmentUnmap: return undoSegmentUnmap(e);
+        case EventAction::Oom:
+        case EventAction::Snapshot: return true;  // no change to the layout
+    }
+    return true;
+}
+
+bool HistoryRewind::undoAlloc(const RecordedEntry& e) {
+    auto it = blocks_.find(e.address);
+    if (it == blocks_.end() || it->second.state != BlockState::ActiveAllocated) return fail(e, "no allocated block there");
+    it->second.state = BlockState::Inactive;
+    auto next = std::next(it);
+    if (next != blocks_.end() && adjacent(it, next) && next->second.state == BlockState::Inactive) {
+        // The remainder alloc_found_block split off: the free block it was cut from.
+        it->second.size += next->second.size;
+        it->second.requested = next->second.requested;
+        blocks_.erase(next);
+    }
+    return true;
+}
+
+bool HistoryRewind::undoFreeRequested(const RecordedEntry& e) {
+    auto it = blocks_.find(e.address);
+    if (it == blocks_.end() || it->second.state != BlockState::ActivePendingFree) {
+        return fail(e, "no block pending free there");
+    }
+    it->second.state = BlockState::ActiveAllocated;
+    return true;
+}
+
+bool HistoryRewind::undoFreeCompleted(const RecordedEntry& e) {
+    auto it = containing(e.address);
+    if (it == blocks_.end() || it->second.state != BlockState::Inactive) return fail(e, "no free block holds it");
+    const std::uint64_t rounded = roundSize(e.size);
+    const std::uint64_t end = it->first + it->second.size;
+    if (rounded > end - e.address) return fail(e, "the free block there is too small for it");
+    std::uint64_t size = rounded;
+    const Owner& owner = it->second.owner;
+    if (!owner.expandable && owner.pool == PoolKind::Large) {
+        // should_split(): a large block keeps a tail of at most 1 MiB (an oversize block any tail
+        // within max_split_size's rounding), so a free tail that short was part of it.
+        const std::uint64_t tail = end - (e.address + rounded);
+        const std::uint64_t kept = rounded >= config_.maxSplitSize ? config_.maxNonSplitRounding - 1 : kSmallSize;
+        if (tail <= kept) size += tail;
+    }
+    it = carve(it, e.address, size);
+    it->second.state = BlockState::ActivePendingFree;
+    it->second.requested = e.size;
+    it->second.stackId = e.stackId;
+    return true;
+}
+
+bool HistoryRewind::undoSegmentAlloc(const RecordedEntry& e) {
+    auto seg = segments_.find(e.address);
+    auto it = blocks_.find(e.address);
+    if (seg == segments_.end() || seg->second.size != e.size || it == blocks_.end() || it->second.size != e.size ||
+        it->second.state != BlockState::Inactive) {
+        return fail(e, "no whole free segment there");
+    }
+    blocks_.erase(it);
+    segments_.erase(seg);
+    return true;
+}
+
+bool HistoryRewind::undoSegmentFree(const RecordedEntry& e) {
+    if (e.size == 0 || overlaps(e.address, e.size)) return fail(e, "the range is in use");
+    // Small-pool segments are exactly 2 MiB; large ones never are (reference §1.6).
+    const Owner owner{false, e.address, e.stream, e.size == kSmallBuffer ? PoolKind::Small : PoolKind::Large, PoolId{},
+                      e.stackId};
+    segments_[e.address] = Segment{e.size, owner};
+    blocks_[e.address] = Block{e.size, 0, BlockState::Inactive, 0, owner};
+    return true;
+}
+
+bool HistoryRewind::undoSegmentMap(const RecordedEntry& e) {
+    auto it = containing(e.address);
+    if (it == blocks_.end() || !it->second.owner.expandable || it->second.state != BlockState::Inactive ||
+        e.size == 0 || e.size > it->first + it->second.size - e.address) {
+        return fail(e, "no free mapped range holds it");
+    }
+    blocks_.erase(carve(it, e.address, e.size));
+    return true;
+}
+
+HistoryRewind::Owner HistoryRewind::expandableOwnerNear(std::uint64_t address, std::uint64_t size, StreamId stream) const {
+    // A neighbour of the same stream first, then the nearest expandable block of that stream.
+    auto next = blocks_.lower_bound(address);
+    const bool nextFits = next != blocks_.end() && next->second.owner.expandable && next->second.owner.stream == stream;
+    const bool prevFits = next != blocks_.begin() && std::prev(next)->second.owner.expandable &&
+                          std::prev(next)->second.owner.stream == stream;
+    if (prevFits && std::prev(next)->first + std::prev(next)->second.size == address) return std::prev(next)->second.owner;
+    if (nextFits && next->first == address + size) return next->second.owner;
+    for (auto it = next; it != blocks_.begin();) {
+        --it;
+        if (it->second.owner.expandable && it->second.owner.stream == stream) return it->second.owner;
+    }
+    for (auto it = next; it != blocks_.end(); ++it) {
+        if (it->second.owner.expandable && it->second.owner.stream == stream) return it->second.owner;
+    }
+    Owner owner;
+    owner.expandable = true;
+    owner.stream = stream;
+    owner.pool = size % config_.largeSegmentSize == 0 ? PoolKind::Large : PoolKind::Small;
+    return owner;
+}
+
+bool HistoryRewind::undoSegmentUnmap(const RecordedEntry& e) {
+    if (e.size == 0 || overlaps(e.address, e.size)) return fail(e, "the range is mapped");
+    auto it = blocks_.insert_or_assign(e.address, Block{e.size, 0, BlockState::Inactive, 0,
+                                                        expandableOwnerNear(e.address, e.size, e.stream)})
+                  .first;
+    // unmap_block cut the range out of one free block: join what was left on either side.
+    auto next = std::next(it);
+    if (next != blocks_.end() && adjacent(it, next) && next->second.state == BlockState::Inactive) {
+        it->second.size += next->second.size;
+        blocks_.erase(next);
+    }
+    if (it != blocks_.begin()) {
+        auto prev = std::prev(it);
+        if (adjacent(prev, it) && prev->second.state == BlockState::Inactive) {
+            prev->second.size += it->second.size;
+            prev->second.requested = 0;
+            blocks_.erase(it);
+        }
+    }
+    return true;
+}
+
+std::vector<SegmentInfo> HistoryRewind::segments() const {
+    std::vector<SegmentInfo> out;
+    auto add = [](SegmentInfo& info, std::uint64_t address, const Block& b) {
+        info.blocks.push_back(BlockInfo{address, b.size, b.requested, b.state, b.state == BlockState::Inactive ? 0 : b.stackId});
+        info.totalSize += b.size;
+        if (b.state == BlockState::ActiveAllocated) info.allocatedSize += b.size;
+        if (b.state != BlockState::Inactive) {
+            info.activeSize += b.size;
+            info.requestedSize += b.requested;
+        }
+    };
+    auto start = [](std::uint64_t address, const Owner& owner) {
+        SegmentInfo info;
+        info.address = address;
+        info.stream = owner.stream;
+        info.pool = owner.pool;
+        info.poolId = owner.poolId;
+        info.isExpandable = owner.expandable;
+        info.stackId = owner.stackId;
+        return info;
+    };
+    const Block* previous = nullptr;
+    std::uint64_t previousEnd = 0;
+    for (const auto& [address, block] : blocks_) {
+        // A new SegmentInfo per segment, and per contiguous run of an expandable reservation.
+        const bool continues = previous != nullptr && previousEnd == address && previous->owner.same(block.owner);
+        if (!continues) out.push_back(start(block.owner.expandable ? address : block.owner.segment, block.owner));
+        add(out.back(), address, block);
+        previous = &block;
+        previousEnd = address + block.size;
+    }
+    return out;
+}
+
+std::uint64_t HistoryRewind::liveBlocks() const {
+    return static_cast<std::uint64_t>(std::count_if(blocks_.begin(), blocks_.end(), [](const auto& entry) {
+        return entry.second.state != BlockState::Inactive;
+    }));
+}
+
+std::uint64_t HistoryRewind::liveBytes() const {
+    std::uint64_t bytes = 0;
+    for (const auto& [address, block] : blocks_) {
+        if (block.state != BlockState::Inactive) bytes += block.size;
+    }
+    return bytes;
+}
+
+}  // namespace allocscope::alloc

@@ -1,0 +1,68 @@
+#pragma once
+// Which memory pool each recorded allocation came from. PyTorch's traces do not say: an entry
+// has an address but no pool id, and only the snapshot's final `segments` carry
+// `segment_pool_id`. A replay with the recorded addresses can still tell, step by step:
+//
+//   1. the allocation lies in a live segment: it came from that segment's pool;
+//   2. it lies in a segment created for it in this step: the pool that the final snapshot gives
+//      that segment, when the segment survived to the end;
+//   3. otherwise nothing is known: the default pool is *guessed*, and the replay remembers which
+//      segments rest on a guess. When the replay later leaves the recording because of such a
+//      segment (the best fit took a block the recording never used, or empty_cache() released it
+//      among the default pool's segments although PyTorch released it later, with a freeable
+//      private pool), the guess is flipped to a private pool and the replay runs again.
+//
+// A replay under another config (what-if) has no recorded addresses: it takes the pools the exact
+// replay found, by trace entry (assignments()).
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "allocator/core/CachingAllocator.h"
+#include "allocator/replay/RecordedTrace.h"
+
+namespace allocscope::alloc {
+
+// The id given to a private pool that only the replay's inference saw (its real id is not in the
+// snapshot): MemPool-shaped, far from the small ids PyTorch hands out.
+inline constexpr PoolId kInferredPool{0, 0x1'0000'0000ull};
+
+class PoolRouting {
+public:
+    explicit PoolRouting(const RecordedTrace& trace);
+    // Fixed assignments (a what-if takes the exact replay's): no inference at all.
+    explicit PoolRouting(std::map<std::size_t, PoolId> fixed);
+
+    // The trace's final segments name a private pool: route from the start.
+    bool knownPrivatePools() const { return !known_.empty(); }
+
+    // The pool the allocation recorded at trace entry `entry`, address `address`, is served from.
+    // `guessed` is set when rule 3 decided (the default pool, without evidence).
+    PoolId poolFor(std::size_t entry, std::uint64_t address, const CachingAllocator& allocator, bool& guessed) const;
+
+    // Flips a guess made at `entry` (default <-> the inferred private pool). False if that entry
+    // was flipped before (no cycles) or is not a guess.
+    bool flip(std::size_t entry);
+    std::size_t flips() const { return flipped_.size(); }
+
+    // Every entry routed to a private pool by the last replay (recorded by it), for what-ifs.
+    std::map<std::size_t, PoolId>& assignments() { return used_; }
+    const std::map<std::size_t, PoolId>& assignments() const { return used_; }
+
+private:
+    struct KnownRange {
+        std::uint64_t address = 0;
+        std::uint64_t size = 0;
+        PoolId pool;
+    };
+    std::vector<KnownRange> known_;         // final segments of private pools
+    std::map<std::size_t, PoolId> forced_;  // flipped guesses (or a what-if's fixed routing)
+    std::set<std::size_t> flipped_;
+    bool fixed_ = false;
+    mutable std::map<std::size_t, PoolId> used_;
+};
+
+}  // namespace allocscope::alloc
