@@ -108,7 +108,10 @@ void RunStateService::openRun(const QString& path, int run) {
             overview.eventCount = static_cast<qint64>(row.eventCount);
             if (row.eventCount > 0) {
                 worker->cursor = std::make_unique<storage::StateCursor>(*worker->reader, run);
-                const storage::Timeline timeline = storage::TimelineQuery::build(*worker->reader, run, 0, row.eventCount - 1, kTimelineBuckets);
+                // A history that starts mid-run: the timeline starts where it does, not with the
+                // events that rebuilt the state it started in.
+                const std::uint64_t first = row.historyStart ? std::min(row.historyStart->firstSeq, row.eventCount - 1) : 0;
+                const storage::Timeline timeline = storage::TimelineQuery::build(*worker->reader, run, first, row.eventCount - 1, kTimelineBuckets);
                 overview.timeline = toTimelineData(timeline);
                 // Long runs are resampled from the grid stored while recording; short ones (whose
                 // stored grid has few columns) are replayed exactly.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "allocator/core/MemorySummary.h"
+#include "storage/import/FrameLine.h"
 #include "views/util/Formatting.h"
 
 namespace allocscope::app {
@@ -158,7 +159,8 @@ void appendTimelineMarkers(const std::vector<alloc::Event>& events, std::vector<
             case alloc::EventCause::Gc: marker.kind = views::MarkerKind::GarbageCollection; break;
             case alloc::EventCause::EmptyCache: marker.kind = views::MarkerKind::EmptyCache; break;
             case alloc::EventCause::Program:
-            case alloc::EventCause::OversizeRelease: continue;
+            case alloc::EventCause::OversizeRelease:
+            case alloc::EventCause::Restored: continue;
         }
         // One marker per cause and op: the later releases of the same sweep only add bytes.
         if (!markers.empty() && markers.back().kind == marker.kind && markers.back().cause.startsWith(QStringLiteral("op %1:").arg(e.opIndex))) {
@@ -211,6 +213,16 @@ views::RunListRow toRunListRow(const storage::RunRow& run) {
     row.status = QString::fromUtf8(storage::runStatusName(run.status));
     row.eventCount = static_cast<qint64>(run.eventCount);
     row.divergence = QString::fromStdString(run.divergence);
+    if (run.historyStart) {
+        const storage::HistoryStart& h = *run.historyStart;
+        const QString live = QStringLiteral("%1 blocks (%2) live")
+                                 .arg(views::Formatting::count(static_cast<qint64>(h.liveBlocks)),
+                                      views::Formatting::bytes(static_cast<qint64>(h.liveBytes)));
+        row.historyStart = h.noHistory
+                               ? QStringLiteral("no history recorded (a state-only snapshot): the final state, %1").arg(live)
+                               : QStringLiteral("%1 before the first recorded event (event %2)")
+                                     .arg(live, views::Formatting::count(static_cast<qint64>(h.firstSeq)));
+    }
     if (run.summary) {
         row.peakReserved = run.summary->peakReserved;
         row.ooms = run.summary->numOoms;
@@ -234,6 +246,7 @@ QString causeText(alloc::EventCause cause, alloc::EventAction action) {
         case alloc::EventCause::OversizeRelease: return QStringLiteral("released to make room (oversize blocks, max_split_size_mb)");
         case alloc::EventCause::OomRetry: return QStringLiteral("released by the retry after a failed cudaMalloc");
         case alloc::EventCause::EmptyCache: return QStringLiteral("released by empty_cache()");
+        case alloc::EventCause::Restored: return QStringLiteral("live before the recorded history starts (restored from the snapshot)");
     }
     return QString();
 }
@@ -263,7 +276,8 @@ views::BlockInspectorData toBlockInspectorData(const storage::BlockHistory& hist
         data.pool = text(alloc::poolName(history.alloc->pool));
     }
     for (const alloc::Frame& frame : history.stack) {
-        data.stack.push_back(views::StackFrameText{QString::fromStdString(frame.name), QString::fromStdString(frame.filename), frame.line});
+        data.stack.push_back(views::StackFrameText{QString::fromStdString(frame.name), QString::fromStdString(frame.filename),
+                                                   storage::FrameLine::toSnapshot(frame.line)});
     }
     return data;
 }

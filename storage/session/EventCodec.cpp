@@ -39,7 +39,9 @@ void EventCodec::decode(std::string_view blob, std::uint64_t firstSeq, std::size
         const std::uint8_t head = r.byte();
         const unsigned action = head & 0x0f;
         const unsigned cause = (head >> 4) & 0x07;
-        if (action >= static_cast<unsigned>(alloc::kEventActionCount) || cause > 4) r.damaged();
+        if (action >= static_cast<unsigned>(alloc::kEventActionCount) || cause >= static_cast<unsigned>(alloc::kEventCauseCount)) {
+            r.damaged();
+        }
         e.seq = firstSeq + i;
         e.action = static_cast<alloc::EventAction>(action);
         e.cause = static_cast<alloc::EventCause>(cause);

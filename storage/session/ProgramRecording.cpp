@@ -261,6 +261,10 @@ RecordedReplay recordReplay(SessionWriter& writer, const alloc::RecordedTrace& t
     }
     // The final stats once more, whatever changed after the last step (phase marks only today).
     recorder.syncStats(out.result.stats, true);
+    if (const std::optional<alloc::HistoryTruncation>& t = out.result.truncation) {
+        // The restored state's events reached the recorder first: the history starts after them.
+        recorder.setHistoryStart(HistoryStart{t->restoredEvents, t->blocks, t->bytes, t->noHistory});
+    }
     PhaseTracker phases;
     const alloc::Program& program = out.result.program;
     for (std::uint64_t i = 0; i < program.ops.size(); ++i) {

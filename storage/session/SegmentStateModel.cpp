@@ -149,10 +149,33 @@ void SegmentStateModel::undo(const Journal& journal) {
     applied_ = journal.appliedBefore;
 }
 
+// A restored block (cause "restored": the state a recorded history started in) may sit anywhere
+// in a free block of its segment: the free block is cut in two at its address first, both halves
+// inactive split blocks, so that the carve below finds the state PyTorch had.
+SegmentStateModel::BlockIt SegmentStateModel::splitForRestored(std::uint64_t address) {
+    auto it = blocks_.upper_bound(address);
+    if (it == blocks_.begin()) return blocks_.end();
+    --it;
+    if (it->second.state != BlockState::Inactive || address - it->first >= it->second.size) return blocks_.end();
+    const ModelBlock found = it->second;
+    const bool wasSplit = hasPrev(it) || hasNext(it);
+    ModelBlock left = found;
+    left.size = address - it->first;
+    ModelBlock right = found;
+    right.size = found.size - left.size;
+    putBlock(it->first, left);
+    if (!found.expandable) {
+        increase(stats_.inactive_split, found.pool, wasSplit ? 1 : 2);
+        if (!wasSplit) increase(stats_.inactive_split_bytes, found.pool, s64(found.size));
+    }
+    return putBlock(address, right);
+}
+
 // alloc_found_block (reference §3.3): the allocation takes the low part of the free block that
 // starts at its address; the rest stays a free block with the old block's stale fields.
 bool SegmentStateModel::carve(const alloc::Event& e) {
     auto it = blocks_.find(e.address);
+    if (it == blocks_.end() && e.cause == alloc::EventCause::Restored) it = splitForRestored(e.address);
     if (it == blocks_.end() || it->second.state != BlockState::Inactive || it->second.size < e.roundedSize ||
         e.roundedSize == 0) {
         return false;

@@ -5,7 +5,10 @@
 // its address (splitting off the remainder), free_requested makes it pending, free_completed
 // makes it inactive and merges it with free neighbours of the same mapped state, segment
 // events add and remove segments (or mapped pages of an expandable reservation), and the
-// statistics follow PyTorch's update rules, the net inactive_split update included.
+// statistics follow PyTorch's update rules, the net inactive_split update included. Events of
+// restored state (cause "restored", CachingAllocator::restoreSegments) rebuild a state PyTorch
+// had: their allocs may sit anywhere in a free block. (No event carries the stale requested size
+// of a restored free block: it reads 0 until the block is used again.)
 //
 // Counters that no event reveals (num_alloc_retries, num_sync_all_streams, peak and
 // accumulated resets) come from stats fixups: the recorder stores the allocator's own stats
@@ -95,6 +98,7 @@ private:
     void eraseBlock(BlockIt it);
     bool oversize(std::uint64_t size) const { return size >= maxSplit_; }
 
+    BlockIt splitForRestored(std::uint64_t address);
     bool carve(const alloc::Event& e);
     bool freeRequested(const alloc::Event& e);
     bool freeCompleted(const alloc::Event& e);

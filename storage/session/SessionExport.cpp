@@ -5,6 +5,7 @@
 #include <map>
 #include <tuple>
 
+#include "storage/import/FrameLine.h"
 #include "storage/session/EventCodec.h"
 #include "storage/session/SessionError.h"
 #include "storage/session/StateCursor.h"
@@ -32,7 +33,9 @@ std::vector<formats::SnapshotFrame> framesOf(SessionReader& reader, int run, std
     auto it = cache.find(stackId);
     if (it != cache.end()) return it->second;
     std::vector<formats::SnapshotFrame> frames;
-    for (const alloc::Frame& f : reader.stack(run, stackId)) frames.push_back({f.filename, f.line, f.name});
+    for (const alloc::Frame& f : reader.stack(run, stackId)) {
+        frames.push_back({f.filename, FrameLine::toSnapshot(f.line), f.name});  // unknown: 2**64-1 again
+    }
     cache[stackId] = frames;
     return frames;
 }
@@ -83,6 +86,7 @@ formats::Snapshot SessionExport::snapshot(SessionReader& reader, int run, std::u
         out.requested_size = seg.requestedSize;
         out.stream = seg.stream;
         out.segment_type = std::string(alloc::poolName(seg.pool));
+        out.segment_pool_id = {seg.poolId.first, seg.poolId.second};
         out.is_expandable = seg.isExpandable;
         out.frames = framesOf(reader, run, seg.stackId, frames);
         for (const alloc::BlockInfo& b : seg.blocks) {
@@ -116,6 +120,9 @@ formats::Snapshot SessionExport::snapshot(SessionReader& reader, int run, std::u
     reader.forEachChunk(run, first, last, [&](std::uint64_t, const std::vector<alloc::Event>& events) {
         for (const alloc::Event& e : events) {
             if (e.seq < first || e.seq > last) continue;
+            // Restored state is not part of the recorded history: the export starts mid-run as
+            // the recording did, and its segments still say what was live.
+            if (e.cause == alloc::EventCause::Restored) continue;
             formats::TraceEntry entry;
             entry.time_us = static_cast<std::int64_t>(2 * (e.seq + 1));
             entry.action = std::string(alloc::actionName(e.action));
@@ -142,7 +149,7 @@ formats::RmmLog SessionExport::rmmLog(SessionReader& reader, int run, std::uint6
     formats::RmmLog log;
     reader.forEachChunk(run, first, last, [&](std::uint64_t, const std::vector<alloc::Event>& events) {
         for (const alloc::Event& e : events) {
-            if (e.seq < first || e.seq > last) continue;
+            if (e.seq < first || e.seq > last || e.cause == alloc::EventCause::Restored) continue;
             formats::RmmRecord record;
             if (e.action == alloc::EventAction::Alloc) record.action = formats::RmmAction::Allocate;
             else if (e.action == alloc::EventAction::FreeRequested) record.action = formats::RmmAction::Free;

@@ -2,6 +2,7 @@
 
 #include "storage/session/ByteCodec.h"
 #include "storage/session/EventCodec.h"
+#include "storage/session/HistoryStartTable.h"
 #include "storage/session/SessionError.h"
 #include "storage/session/SessionSchema.h"
 #include "storage/session/StateCodec.h"
@@ -80,7 +81,12 @@ SessionReader::SessionReader(const std::string& path, bool integrityCheck) {
 std::vector<RunRow> SessionReader::runs() {
     SqliteStatement s = db_.prepare(std::string(kRunSelect) + " ORDER BY r.id");
     std::vector<RunRow> out;
-    while (s.step()) out.push_back(readRun(s));
+    const std::map<std::int64_t, HistoryStart> starts = HistoryStartTable::readAll(db_);
+    while (s.step()) {
+        out.push_back(readRun(s));
+        const auto start = starts.find(out.back().number);
+        if (start != starts.end()) out.back().historyStart = start->second;
+    }
     return out;
 }
 
@@ -88,7 +94,9 @@ RunRow SessionReader::run(int number) {
     SqliteStatement s = db_.prepare(std::string(kRunSelect) + " WHERE r.id = ?");
     s.bind(1, static_cast<std::int64_t>(number));
     if (!s.step()) throw SessionError("no run " + std::to_string(number) + " in this session", path());
-    return readRun(s);
+    RunRow row = readRun(s);
+    row.historyStart = HistoryStartTable::read(db_, number);
+    return row;
 }
 
 std::map<std::string, std::string> SessionReader::metadata() {

@@ -2,6 +2,8 @@
 
 #include <future>
 
+#include "storage/session/HistoryStartTable.h"
+
 namespace allocscope::storage {
 
 SessionRecorder::SessionRecorder(SessionWriter& writer, const RunInfo& info, const alloc::DeviceStats& initial,
@@ -35,6 +37,9 @@ SessionRecorder::~SessionRecorder() {
 void SessionRecorder::onEvent(const alloc::Event& event) {
     batch_.events.push_back(event);
     batch_.events.back().seq = count_++;
+    // Restored state (a history that starts mid-run) implies totals PyTorch never counted: the
+    // next sync stores the allocator's own statistics over them.
+    if (event.cause == alloc::EventCause::Restored) restoredSinceSync_ = true;
     if (batch_.events.size() >= options_.batchEvents) flush();
 }
 
@@ -65,7 +70,8 @@ std::array<std::int64_t, SessionRecorder::kWatched> SessionRecorder::watched(con
 
 void SessionRecorder::syncStats(const alloc::DeviceStats& stats, bool force) {
     const auto now = watched(stats);
-    bool fixup = force;
+    bool fixup = force || restoredSinceSync_;
+    restoredSinceSync_ = false;
     constexpr std::size_t kEventless = kWatched - 5;  // retries and syncs: any change
     for (std::size_t i = 0; i < kWatched && !fixup; ++i) {
         fixup = (i == kEventless || i == kEventless + 1) ? now[i] != lastWatched_[i] : now[i] < lastWatched_[i];
@@ -96,8 +102,9 @@ void SessionRecorder::finish(const alloc::StackTable* stacks, const std::string&
     finished_ = true;
     std::shared_ptr<alloc::StackTable> copy = stacks != nullptr ? std::make_shared<alloc::StackTable>(*stacks) : nullptr;
     auto phases = std::make_shared<std::vector<PhaseSpan>>(std::move(phases_));
-    writer_.submit([builder = builder_, copy, divergence, phases](SessionWriter::Context& ctx) {
+    writer_.submit([builder = builder_, copy, divergence, phases, start = historyStart_](SessionWriter::Context& ctx) {
         writePhases(ctx.db, builder->runId(), *phases);
+        if (start) HistoryStartTable::write(ctx.db, builder->runId(), *start);
         builder->finish(ctx.db, copy.get(), divergence, true);
     });
     writer_.flush();
@@ -108,8 +115,9 @@ void SessionRecorder::interrupt(const alloc::StackTable* stacks) {
     finished_ = true;
     std::shared_ptr<alloc::StackTable> copy = stacks != nullptr ? std::make_shared<alloc::StackTable>(*stacks) : nullptr;
     auto phases = std::make_shared<std::vector<PhaseSpan>>(std::move(phases_));
-    writer_.submit([builder = builder_, copy, phases](SessionWriter::Context& ctx) {
+    writer_.submit([builder = builder_, copy, phases, start = historyStart_](SessionWriter::Context& ctx) {
         writePhases(ctx.db, builder->runId(), *phases);
+        if (start) HistoryStartTable::write(ctx.db, builder->runId(), *start);
         builder->finish(ctx.db, copy.get(), {}, false);
     });
     writer_.flush();

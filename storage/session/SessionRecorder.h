@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,9 @@ public:
     void syncStats(const alloc::DeviceStats& stats, bool force = false);
     // The run's phases, stored by finish() or interrupt() in the same transaction.
     void setPhases(std::vector<PhaseSpan> phases) { phases_ = std::move(phases); }
+    // Where the recorded history starts when it starts mid-run (HistoryStartTable), stored by
+    // finish() or interrupt() in the same transaction.
+    void setHistoryStart(const HistoryStart& start) { historyStart_ = start; }
     // Stores stacks, summary and heatmap, marks the run complete and waits for the commit.
     void finish(const alloc::StackTable* stacks = nullptr, const std::string& divergence = {});
     // A recording stopped on purpose (cancelled): commits what was recorded with its stacks and
@@ -71,6 +75,8 @@ private:
     std::array<std::int64_t, kWatched> lastWatched_{};
     bool finished_ = false;
     std::vector<PhaseSpan> phases_;
+    std::optional<HistoryStart> historyStart_;
+    bool restoredSinceSync_ = false;
 };
 
 }  // namespace allocscope::storage

@@ -44,6 +44,17 @@ struct RunSummary {
     alloc::DeviceStats finalStats;
 };
 
+// Where a run's recorded history starts when it starts mid-run (a PyTorch ring buffer that
+// overflowed, a state-only snapshot: alloc::HistoryTruncation): the events before firstSeq (cause
+// "restored") rebuild the state the recording started in.
+struct HistoryStart {
+    std::uint64_t firstSeq = 0;     // the first event of the recorded history
+    std::uint64_t liveBlocks = 0;   // allocated or pending-free blocks live before it
+    std::uint64_t liveBytes = 0;
+    bool noHistory = false;         // a state-only snapshot: nothing but the final state
+    bool operator==(const HistoryStart&) const = default;
+};
+
 struct RunRow {
     int number = 0;  // from 1, in creation order
     RunInfo info;
@@ -52,6 +63,7 @@ struct RunRow {
     std::uint64_t eventCount = 0;
     std::string divergence;              // import: how the replay differed from the recording
     std::optional<RunSummary> summary;   // complete runs only
+    std::optional<HistoryStart> historyStart;  // set when the recorded history starts mid-run
 };
 
 struct SeriesRange {

@@ -6,6 +6,8 @@
 #include <QTableView>
 #include <QTextBrowser>
 
+#include <optional>
+
 #include "views/widgets/BlockInspectorWidget.h"
 #include "views/widgets/EventScrubber.h"
 #include "views/widgets/RunListModel.h"
@@ -112,6 +114,7 @@ private slots:
         data.events.push_back({"alloc", 4, 2, "requested by the program"});
         data.events.push_back({"free_completed", 90, 40, "released by garbage collection"});
         data.stack.push_back({"forward", "model.py", 12});
+        data.stack.push_back({"init_gpu_context", "fake_tensor.py", std::nullopt});  // a compiled program's frame
         w.setData(data);
         const QString text = w.plainText();
         QVERIFY(text.contains("0x7f0000200000"));
@@ -119,6 +122,7 @@ private slots:
         QVERIFY(text.contains("10.0 MiB rounding"));
         QVERIFY(text.contains("released by garbage collection"));
         QVERIFY(text.contains("model.py:12"));
+        QVERIFY(text.contains("fake_tensor.py:?"));
         QSignalSpy requested(&w, &BlockInspectorWidget::eventRequested);
         emit w.browser()->anchorClicked(QUrl("event:90"));
         QCOMPARE(requested.size(), 1);

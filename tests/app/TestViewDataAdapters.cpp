@@ -3,11 +3,15 @@
 // timeline, and the statistics' summary text.
 #include <QtTest>
 
+#include <optional>
+
 #include "allocator/config/ConfigParser.h"
 #include "allocator/core/CachingAllocator.h"
 #include "allocator/core/MemorySummary.h"
 #include "allocator/device/SimulatedDevice.h"
 #include "app/ViewDataAdapters.h"
+#include "storage/import/FrameLine.h"
+#include "views/widgets/RunListModel.h"
 
 using namespace allocscope;
 
@@ -225,7 +229,8 @@ private slots:
         freed.seq = 9;
         freed.cause = alloc::EventCause::Program;
         history.freeCompleted = freed;
-        history.stack = {{"train.py", 12, "forward"}};
+        // A compiled program's frame has no line (storage::FrameLine::kUnknown in the session).
+        history.stack = {{"train.py", 12, "forward"}, {"fake_tensor.py", storage::FrameLine::kUnknown, "init_gpu_context"}};
         const views::BlockInspectorData data = app::toBlockInspectorData(history, alloc::BlockState::Inactive);
         QVERIFY(data.valid);
         QCOMPARE(data.requested, quint64{500});
@@ -235,7 +240,38 @@ private slots:
         QCOMPARE(data.events[1].action, QString("free_completed"));
         QCOMPARE(data.events[1].seq, qint64{9});
         QCOMPARE(data.stack.at(0).function, QString("forward"));
+        QCOMPARE(data.stack.at(0).line, std::optional<qint64>(12));
+        QCOMPARE(data.stack.at(1).file, QString("fake_tensor.py"));
+        QCOMPARE(data.stack.at(1).line, std::optional<qint64>());
         QCOMPARE(app::causeText(alloc::EventCause::Gc, alloc::EventAction::SegmentFree), QString("released by garbage collection"));
+    }
+
+    // A run whose recorded history starts mid-run (HistoryStart in the session) is marked in the
+    // run list and its tooltip; its restored events are not release markers.
+    void runRowMarksAHistoryThatStartsMidRun() {
+        storage::RunRow run;
+        run.number = 1;
+        run.info.name = "ringbuf_train__default.pickle";
+        run.historyStart = storage::HistoryStart{71, 3, 68'157'440, false};
+        views::RunListModel model;
+        model.setRuns({app::toRunListRow(run)});
+        const QModelIndex name = model.index(0, views::RunListModel::NameColumn);
+        QCOMPARE(model.data(name, Qt::DisplayRole).toString(), QString("ringbuf_train__default.pickle (history starts mid-run)"));
+        QCOMPARE(model.data(name, views::RunListModel::SortRole).toString(), QString("ringbuf_train__default.pickle"));
+        const QString tip = model.data(name, Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains("History starts mid-run: 3 blocks") && tip.contains("event 71"), qPrintable(tip));
+        run.historyStart->noHistory = true;
+        QVERIFY(app::toRunListRow(run).historyStart.startsWith("no history recorded"));
+        run.historyStart.reset();
+        QVERIFY(app::toRunListRow(run).historyStart.isEmpty());
+
+        std::vector<alloc::Event> events(1);
+        events[0].action = alloc::EventAction::SegmentFree;  // never restored; even so, no marker
+        events[0].cause = alloc::EventCause::Restored;
+        std::vector<views::TimelineMarker> markers;
+        app::appendTimelineMarkers(events, markers);
+        QVERIFY(markers.empty());
+        QVERIFY(app::causeText(alloc::EventCause::Restored, alloc::EventAction::Alloc).contains("restored"));
     }
 };
 

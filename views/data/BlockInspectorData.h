@@ -21,7 +21,7 @@ struct InspectorEvent {
 struct StackFrameText {
     QString function;
     QString file;
-    qint64 line = 0;
+    std::optional<qint64> line = 0;  // std::nullopt: unknown (a compiled program's frame), shown "file:?"
 };
 
 struct BlockInspectorData {

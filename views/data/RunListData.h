@@ -19,6 +19,9 @@ struct RunListRow {
     qint64 peakReserved = -1;  // bytes; -1 = unknown (run not complete)
     qint64 ooms = -1;          // -1 = unknown
     QString divergence;        // imports: how the replay differed from the recording
+    // Imports whose recorded history starts mid-run (a ring buffer that overflowed, a state-only
+    // snapshot): what was live when it starts. "" = the recording starts with the program.
+    QString historyStart;
 };
 
 using RunListData = std::vector<RunListRow>;

@@ -66,7 +66,8 @@ void BlockInspectorWidget::setData(BlockInspectorData data) {
     } else {
         html += QStringLiteral("<pre>");
         for (const StackFrameText& f : data_.stack) {
-            html += QStringLiteral("%1\n    %2:%3\n").arg(f.function.toHtmlEscaped(), f.file.toHtmlEscaped()).arg(f.line);
+            const QString line = f.line ? QString::number(*f.line) : QStringLiteral("?");
+            html += QStringLiteral("%1\n    %2:%3\n").arg(f.function.toHtmlEscaped(), f.file.toHtmlEscaped(), line);
         }
         html += QStringLiteral("</pre>");
     }

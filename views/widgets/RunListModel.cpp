@@ -46,6 +46,7 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
         QString tip = QStringLiteral("Run %1: %2\nSource: %3\nConfig: %4\nGPU: %5\nStatus: %6")
                           .arg(run.number)
                           .arg(run.name, run.source, run.config.isEmpty() ? QStringLiteral("(defaults)") : run.config, run.gpu, run.status);
+        if (!run.historyStart.isEmpty()) tip += QStringLiteral("\nHistory starts mid-run: ") + run.historyStart;
         if (!run.divergence.isEmpty()) tip += QStringLiteral("\nReplay differed from the recording: ") + run.divergence;
         return tip;
     }
@@ -53,7 +54,12 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
     const bool sort = role == SortRole;
     switch (index.column()) {
         case NumberColumn: return run.number;
-        case NameColumn: return run.status == QLatin1String("complete") || sort ? run.name : run.name + QStringLiteral(" (") + run.status + QLatin1Char(')');
+        case NameColumn: {
+            QStringList notes;
+            if (run.status != QLatin1String("complete")) notes << run.status;
+            if (!run.historyStart.isEmpty()) notes << QStringLiteral("history starts mid-run");
+            return notes.isEmpty() || sort ? run.name : run.name + QStringLiteral(" (") + notes.join(QStringLiteral("; ")) + QLatin1Char(')');
+        }
         case ConfigColumn: return run.config.isEmpty() && !sort ? QStringLiteral("(defaults)") : run.config;
         case PeakReservedColumn:
             if (sort) return run.peakReserved;
