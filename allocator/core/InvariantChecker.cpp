@@ -4,6 +4,7 @@
 #include <sstream>
 #include <vector>
 
+#include "allocator/core/HexAddress.h"
 #include "allocator/core/detail/AllocatorImpl.h"
 #include "allocator/device/SimulatedDevice.h"
 
@@ -13,12 +14,6 @@ using detail::Block;
 using detail::Segment;
 
 namespace {
-
-std::string hex(std::uint64_t value) {
-    std::ostringstream os;
-    os << "0x" << std::hex << value;
-    return os.str();
-}
 
 std::size_t poolIndex(PoolKind pool) { return pool == PoolKind::Small ? kSmallPool : kLargePool; }
 
@@ -53,7 +48,7 @@ std::string walk(const CachingAllocator::Impl& impl, std::uint64_t maxSplit, Rec
     for (std::size_t index = 0; index < impl.segments_.size(); ++index) {
         const Segment* segment = impl.segments_[index];
         // Messages are built only on failure: the checker runs after every operation.
-        auto where = [segment] { return "segment " + hex(segment->address); };
+        auto where = [segment] { return "segment " + hexAddress(segment->address); };
         if (segment->index != index) return where() + ": wrong index in the live-segment list";
         const std::size_t pool = segment->pool->statType;
         ranges.emplace_back(segment->address, segment->size);
@@ -64,7 +59,7 @@ std::string walk(const CachingAllocator::Impl& impl, std::uint64_t maxSplit, Rec
         std::uint64_t mapped = 0;
         const Block* previous = nullptr;
         for (const Block* block = head; block != nullptr; block = block->next) {
-            auto at = [&where, block] { return where() + " block " + hex(block->address); };
+            auto at = [&where, block] { return where() + " block " + hexAddress(block->address); };
             if (block->prev != previous) return at() + ": prev link broken";
             if (previous != nullptr && previous->address + previous->size != block->address) {
                 return at() + ": gap or overlap after the previous block";
@@ -132,7 +127,7 @@ std::string walk(const CachingAllocator::Impl& impl, std::uint64_t maxSplit, Rec
     std::sort(ranges.begin(), ranges.end());
     for (std::size_t i = 1; i < ranges.size(); ++i) {
         if (ranges[i - 1].first + ranges[i - 1].second > ranges[i].first) {
-            return "segments " + hex(ranges[i - 1].first) + " and " + hex(ranges[i].first) + " overlap";
+            return "segments " + hexAddress(ranges[i - 1].first) + " and " + hexAddress(ranges[i].first) + " overlap";
         }
     }
     // Every free-set entry is a distinct free, mapped, idle block of a live segment of that pool
@@ -153,14 +148,14 @@ std::string walk(const CachingAllocator::Impl& impl, std::uint64_t maxSplit, Rec
             const Segment* segment = block->segment;
             if (segment == nullptr || segment->index >= impl.segments_.size() ||
                 impl.segments_[segment->index] != segment || block->pool != pool) {
-                return "free set entry " + hex(entry.address()) + " is not a block of a live segment of its pool";
+                return "free set entry " + hexAddress(entry.address()) + " is not a block of a live segment of its pool";
             }
             if (!block->isAvailable() || !block->mapped) {
-                return "free set entry " + hex(entry.address()) + " is not a free, mapped, idle block";
+                return "free set entry " + hexAddress(entry.address()) + " is not a free, mapped, idle block";
             }
             if (entry.stream != block->stream || entry.size() != block->size || entry.address() != block->address ||
                 entry.expandable != segment->expandable) {
-                return "free set entry " + hex(entry.address()) + " has a stale key";
+                return "free set entry " + hexAddress(entry.address()) + " has a stale key";
             }
         }
     }

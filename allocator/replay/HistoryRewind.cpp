@@ -4,17 +4,10 @@
 #include <sstream>
 
 #include "allocator/core/CachingAllocator.h"
+#include "allocator/core/HexAddress.h"
 #include "allocator/device/SimulatedDevice.h"
 
 namespace allocscope::alloc {
-namespace {
-std::string hex(std::uint64_t v) {
-    std::ostringstream s;
-    s << "0x" << std::hex << v;
-    return s.str();
-}
-}  // namespace
-
 HistoryRewind::HistoryRewind(const AllocatorConfig& config)
     : config_(config),
       device_(std::make_unique<SimulatedDevice>(0, 0)),
@@ -31,7 +24,7 @@ bool HistoryRewind::load(const std::vector<SegmentInfo>& finalSegments) {
         std::uint64_t next = info.address;
         for (const BlockInfo& b : info.blocks) {
             if (b.address != next || b.size == 0 || overlaps(b.address, b.size)) {
-                problem_ = "the final segments are malformed: the blocks of segment " + hex(info.address) + " do not tile it";
+                problem_ = "the final segments are malformed: the blocks of segment " + hexAddress(info.address) + " do not tile it";
                 return false;
             }
             blocks_[b.address] = Block{b.size, b.requestedSize, b.state, b.stackId, owner};
@@ -47,7 +40,7 @@ bool HistoryRewind::load(const std::vector<SegmentInfo>& finalSegments) {
 }
 
 bool HistoryRewind::fail(const RecordedEntry& e, const std::string& why) {
-    problem_ = std::string(actionName(e.action)) + " " + hex(e.address) + " (" + std::to_string(e.size) + " B): " + why;
+    problem_ = std::string(actionName(e.action)) + " " + hexAddress(e.address) + " (" + std::to_string(e.size) + " B): " + why;
     return false;
 }
 

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "allocator/core/HexAddress.h"
 #include "allocator/core/RestorePlan.h"
 
 namespace allocscope::alloc {
@@ -16,14 +17,6 @@ public:
     std::vector<Event> events;
     std::uint64_t count = 0;
 };
-
-namespace {
-std::string hex(std::uint64_t v) {
-    std::ostringstream s;
-    s << "0x" << std::hex << v;
-    return s.str();
-}
-}  // namespace
 
 ReplayRun::ReplayRun(const RecordedTrace& trace, const std::vector<TraceStep>& steps, const ReplayOptions& options)
     : trace_(trace), steps_(steps), options_(options), capture_(std::make_unique<Capture>()) {
@@ -255,7 +248,7 @@ StepOutcome ReplayRun::runStep(std::size_t k, bool withEmptyCache) {
             case EventAction::FreeRequested: {
                 auto it = liveByRecorded_.find(e.address);
                 if (it == liveByRecorded_.end()) {
-                    out.notes.push_back("trace entry " + std::to_string(step.program) + ": free of " + hex(e.address) +
+                    out.notes.push_back("trace entry " + std::to_string(step.program) + ": free of " + hexAddress(e.address) +
                                         ", which the replay does not hold (allocated before recording started, "
                                         "or its allocation failed)");
                     break;
@@ -280,7 +273,7 @@ StepOutcome ReplayRun::runStep(std::size_t k, bool withEmptyCache) {
                 auto it = pendingByRecorded_.find(e.address);
                 if (it == pendingByRecorded_.end()) {
                     out.notes.push_back("trace entry " + std::to_string(step.program) + ": free_completed of " +
-                                        hex(e.address) + " without a pending free");
+                                        hexAddress(e.address) + " without a pending free");
                     break;
                 }
                 const std::uint64_t tensor = it->second;

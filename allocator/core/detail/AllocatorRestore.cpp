@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "allocator/core/HexAddress.h"
 #include "allocator/core/RestorePlan.h"
 #include "allocator/core/detail/AllocatorImpl.h"
 
@@ -20,24 +21,18 @@ using detail::Segment;
 
 namespace {
 
-std::string hex(std::uint64_t v) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(v));
-    return text;
-}
-
 // The blocks must tile the segment exactly, as every snapshot PyTorch writes does.
 void checkTiling(const SegmentInfo& info) {
     std::uint64_t next = info.address;
     for (const BlockInfo& block : info.blocks) {
         if (block.address != next || block.size == 0) {
-            throw std::invalid_argument("restoreSegments: the blocks of segment " + hex(info.address) +
-                                        " do not tile it (block at " + hex(block.address) + ")");
+            throw std::invalid_argument("restoreSegments: the blocks of segment " + hexAddress(info.address) +
+                                        " do not tile it (block at " + hexAddress(block.address) + ")");
         }
         next += block.size;
     }
     if (next - info.address != info.totalSize || info.totalSize == 0) {
-        throw std::invalid_argument("restoreSegments: the blocks of segment " + hex(info.address) +
+        throw std::invalid_argument("restoreSegments: the blocks of segment " + hexAddress(info.address) +
                                     " do not add up to its size");
     }
 }
@@ -119,8 +114,8 @@ private:
         BlockPool& pool = poolOf(info);
         const std::optional<std::uint64_t> address = impl_.device_.allocateSegment(info.totalSize, info.stream);
         if (address != info.address) {
-            throw std::runtime_error("restoreSegments: the device placed segment " + hex(info.address) + " at " +
-                                     (address ? hex(*address) : std::string("nothing (out of memory)")) +
+            throw std::runtime_error("restoreSegments: the device placed segment " + hexAddress(info.address) + " at " +
+                                     (address ? hexAddress(*address) : std::string("nothing (out of memory)")) +
                                      "; restoring needs a device that places segments where the snapshot says");
         }
         Segment* segment = impl_.newSegment();
@@ -159,7 +154,7 @@ private:
         DeviceMemory& device = impl_.device_;
         const std::optional<std::uint64_t> base = device.reserveAddressRange(space.size, space.pageSize, first.stream);
         if (base != space.address) {
-            throw std::runtime_error("restoreSegments: the device placed the reservation of " + hex(space.address) +
+            throw std::runtime_error("restoreSegments: the device placed the reservation of " + hexAddress(space.address) +
                                      " elsewhere; restoring needs a device that places it where the snapshot says");
         }
         Segment* segment = impl_.newSegment();
@@ -182,13 +177,13 @@ private:
         for (const std::size_t index : space.ranges) {
             const SegmentInfo& range = segments[index];
             if ((range.address - space.address) % space.pageSize != 0 || range.totalSize % space.pageSize != 0) {
-                throw std::invalid_argument("restoreSegments: expandable range " + hex(range.address) +
+                throw std::invalid_argument("restoreSegments: expandable range " + hexAddress(range.address) +
                                             " is not made of whole pages");
             }
             unmapped(range.address);
             if (!device.mapPages(range.address, range.totalSize)) {
                 throw std::runtime_error("restoreSegments: the device cannot map the " +
-                                         std::to_string(range.totalSize) + " bytes at " + hex(range.address));
+                                         std::to_string(range.totalSize) + " bytes at " + hexAddress(range.address));
             }
             for (const BlockInfo& b : range.blocks) {
                 prev = addBlock(segment, prev, b.address, b.size);

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include "allocator/core/HexAddress.h"
 #include "allocator/device/cuda/CudaDriverApi.h"
 #include "allocator/device/cuda/CudaError.h"
 #include "allocator/device/cuda/CudaRuntimeCheck.h"
@@ -15,12 +16,6 @@
 namespace allocscope::alloc {
 
 namespace {
-
-std::string hex(std::uint64_t value) {
-    std::ostringstream out;
-    out << "0x" << std::hex << value;
-    return out.str();
-}
 
 // One live cudaMalloc'd segment or virtual reservation, keyed (in State::ranges) by the address
 // the allocator sees.
@@ -84,7 +79,7 @@ public:
 
     void touch(std::uint64_t real, std::uint64_t size, const char* what) const {
         if (!options.touch) return;
-        throwIfFailed(cudaMemset(reinterpret_cast<void*>(real), 0, size), [&] { return std::string("cudaMemset of ") + what + " " + hex(real) + " (" + bytesText(size) + ")"; });
+        throwIfFailed(cudaMemset(reinterpret_cast<void*>(real), 0, size), [&] { return std::string("cudaMemset of ") + what + " " + hexAddress(real) + " (" + bytesText(size) + ")"; });
     }
 
     const CudaDriverApi& vmm() const {
@@ -125,8 +120,8 @@ public:
             counters.heldBytes -= range.pageSize;
             ++counters.pagesUnmapped;
             if (!bestEffort) {
-                driver->check(unmapped, "cuMemUnmap(" + hex(page) + ", " + bytesText(range.pageSize) + ")");
-                driver->check(released, "cuMemRelease(page handle at " + hex(page) + ")");
+                driver->check(unmapped, "cuMemUnmap(" + hexAddress(page) + ", " + bytesText(range.pageSize) + ")");
+                driver->check(released, "cuMemRelease(page handle at " + hexAddress(page) + ")");
             }
         }
     }
@@ -243,7 +238,7 @@ std::optional<std::uint64_t> CudaDevice::allocateSegment(std::uint64_t size, Str
     const std::uint64_t key = decided.value_or(real);
     if (s.locate(key, 1) != s.ranges.end()) {
         cudaFree(pointer);
-        throw CudaError("address " + hex(key) + " of a new segment lies in a live segment or reservation");
+        throw CudaError("address " + hexAddress(key) + " of a new segment lies in a live segment or reservation");
     }
     ++s.counters.cudaMallocCalls;
     s.hold(size);
@@ -256,10 +251,10 @@ void CudaDevice::freeSegment(std::uint64_t address, std::uint64_t size) {
     State& s = *state_;
     auto it = s.ranges.find(address);
     if (it == s.ranges.end() || it->second.pageSize != 0) {
-        throw CudaError("cudaFree of " + hex(address) + ": not a live cudaMalloc'd segment");
+        throw CudaError("cudaFree of " + hexAddress(address) + ": not a live cudaMalloc'd segment");
     }
     if (it->second.size != size) {
-        throw CudaError("cudaFree of " + hex(address) + ": segment holds " + bytesText(it->second.size) +
+        throw CudaError("cudaFree of " + hexAddress(address) + ": segment holds " + bytesText(it->second.size) +
                         ", the allocator says " + bytesText(size));
     }
     const std::uint64_t real = it->second.real;
@@ -268,7 +263,7 @@ void CudaDevice::freeSegment(std::uint64_t address, std::uint64_t size) {
     ++s.counters.cudaFreeCalls;
     if (s.options.addressDecider != nullptr) s.options.addressDecider->freeSegment(address, size);
     s.select();
-    throwIfFailed(cudaFree(reinterpret_cast<void*>(real)), [&] { return "cudaFree(" + hex(real) + ", " + bytesText(size) + ")"; });
+    throwIfFailed(cudaFree(reinterpret_cast<void*>(real)), [&] { return "cudaFree(" + hexAddress(real) + ", " + bytesText(size) + ")"; });
 }
 
 std::optional<std::uint64_t> CudaDevice::reserveAddressRange(std::uint64_t size, std::uint64_t pageSize,
@@ -306,7 +301,7 @@ std::optional<std::uint64_t> CudaDevice::reserveAddressRange(std::uint64_t size,
     const std::uint64_t key = decided.value_or(pointer);
     if (s.locate(key, 1) != s.ranges.end()) {
         api.memAddressFree(pointer, size);
-        throw CudaError("address " + hex(key) + " of a new reservation lies in a live segment or reservation");
+        throw CudaError("address " + hexAddress(key) + " of a new reservation lies in a live segment or reservation");
     }
     ++s.counters.reservations;
     s.insert(key, Range{pointer, size, pageSize, stream, std::vector<CUmemGenericAllocationHandle>(size / pageSize, 0)});
@@ -318,10 +313,10 @@ void CudaDevice::releaseAddressRange(std::uint64_t base, std::uint64_t size) {
     const CudaDriverApi& api = s.vmm();
     auto it = s.ranges.find(base);
     if (it == s.ranges.end() || it->second.pageSize == 0) {
-        throw CudaError("cuMemAddressFree of " + hex(base) + ": not a live reservation");
+        throw CudaError("cuMemAddressFree of " + hexAddress(base) + ": not a live reservation");
     }
     if (it->second.size != size) {
-        throw CudaError("cuMemAddressFree of " + hex(base) + ": reservation spans " + bytesText(it->second.size) +
+        throw CudaError("cuMemAddressFree of " + hexAddress(base) + ": reservation spans " + bytesText(it->second.size) +
                         ", the allocator says " + bytesText(size));
     }
     Range range = std::move(it->second);
@@ -335,12 +330,12 @@ void CudaDevice::releaseAddressRange(std::uint64_t base, std::uint64_t size) {
         s.synchronizeFor(range.stream);
         s.unmapRange(range, 0, range.pages.size(), true);
         api.memAddressFree(range.real, range.size);
-        throw CudaError("reservation " + hex(base) + " released with " + std::to_string(stillMapped) +
+        throw CudaError("reservation " + hexAddress(base) + " released with " + std::to_string(stillMapped) +
                         " page(s) still mapped");
     }
     ++s.counters.reservationsFreed;
     if (s.options.addressDecider != nullptr) s.options.addressDecider->releaseAddressRange(base, size);
-    api.check(api.memAddressFree(range.real, range.size), "cuMemAddressFree(" + hex(range.real) + ", " + bytesText(size) + ")");
+    api.check(api.memAddressFree(range.real, range.size), "cuMemAddressFree(" + hexAddress(range.real) + ", " + bytesText(size) + ")");
 }
 
 bool CudaDevice::mapPages(std::uint64_t address, std::uint64_t size) {
@@ -348,19 +343,19 @@ bool CudaDevice::mapPages(std::uint64_t address, std::uint64_t size) {
     const CudaDriverApi& api = s.vmm();
     auto it = s.locate(address, size);
     if (it == s.ranges.end() || it->second.pageSize == 0) {
-        throw CudaError("cuMemMap of " + hex(address) + " (" + bytesText(size) + "): not inside a live reservation");
+        throw CudaError("cuMemMap of " + hexAddress(address) + " (" + bytesText(size) + "): not inside a live reservation");
     }
     Range& range = it->second;
     const std::uint64_t offset = address - it->first;
     if (size == 0 || offset % range.pageSize != 0 || size % range.pageSize != 0) {
-        throw CudaError("cuMemMap of " + hex(address) + " (" + bytesText(size) + "): not whole " +
+        throw CudaError("cuMemMap of " + hexAddress(address) + " (" + bytesText(size) + "): not whole " +
                         bytesText(range.pageSize) + " pages");
     }
     const std::uint64_t first = offset / range.pageSize;
     const std::uint64_t count = size / range.pageSize;
     for (std::uint64_t i = first; i < first + count; ++i) {
         if (range.pages[i] != 0) {
-            throw CudaError("cuMemMap of " + hex(address) + ": page " + hex(it->first + i * range.pageSize) + " is already mapped");
+            throw CudaError("cuMemMap of " + hexAddress(address) + ": page " + hexAddress(it->first + i * range.pageSize) + " is already mapped");
         }
     }
     DeviceMemory* decider = s.options.addressDecider;
@@ -390,7 +385,7 @@ bool CudaDevice::mapPages(std::uint64_t address, std::uint64_t size) {
         if (mapped != CUDA_SUCCESS) {
             api.memRelease(handle);
             undo(i);
-            api.check(mapped, "cuMemMap(" + hex(page) + ", " + bytesText(range.pageSize) + ")");
+            api.check(mapped, "cuMemMap(" + hexAddress(page) + ", " + bytesText(range.pageSize) + ")");
         }
         range.pages[i] = handle;
         s.hold(range.pageSize);
@@ -404,7 +399,7 @@ bool CudaDevice::mapPages(std::uint64_t address, std::uint64_t size) {
     const CUresult granted = api.memSetAccess(realStart, size, &access, 1);
     if (granted != CUDA_SUCCESS) {
         undo(first + count);
-        api.check(granted, "cuMemSetAccess(" + hex(realStart) + ", " + bytesText(size) + ")");
+        api.check(granted, "cuMemSetAccess(" + hexAddress(realStart) + ", " + bytesText(size) + ")");
     }
     s.touch(realStart, size, "mapped pages");
     return true;
@@ -415,19 +410,19 @@ void CudaDevice::unmapPages(std::uint64_t address, std::uint64_t size) {
     s.vmm();
     auto it = s.locate(address, size);
     if (it == s.ranges.end() || it->second.pageSize == 0) {
-        throw CudaError("cuMemUnmap of " + hex(address) + " (" + bytesText(size) + "): not inside a live reservation");
+        throw CudaError("cuMemUnmap of " + hexAddress(address) + " (" + bytesText(size) + "): not inside a live reservation");
     }
     Range& range = it->second;
     const std::uint64_t offset = address - it->first;
     if (size == 0 || offset % range.pageSize != 0 || size % range.pageSize != 0) {
-        throw CudaError("cuMemUnmap of " + hex(address) + " (" + bytesText(size) + "): not whole " +
+        throw CudaError("cuMemUnmap of " + hexAddress(address) + " (" + bytesText(size) + "): not whole " +
                         bytesText(range.pageSize) + " pages");
     }
     const std::uint64_t first = offset / range.pageSize;
     const std::uint64_t count = size / range.pageSize;
     for (std::uint64_t i = first; i < first + count; ++i) {
         if (range.pages[i] == 0) {
-            throw CudaError("cuMemUnmap of " + hex(address) + ": page " + hex(it->first + i * range.pageSize) + " is not mapped");
+            throw CudaError("cuMemUnmap of " + hexAddress(address) + ": page " + hexAddress(it->first + i * range.pageSize) + " is not mapped");
         }
     }
     s.select();
