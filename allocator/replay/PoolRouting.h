@@ -48,6 +48,10 @@ public:
     bool flip(std::size_t entry);
     std::size_t flips() const { return flipped_.size(); }
 
+    // A new replay of the trace starts: forget the previous attempt's assignments (an entry
+    // flipped back to the default pool must not stay assigned).
+    void startReplay() { used_.clear(); }
+
     // Every entry routed to a private pool by the last replay (recorded by it), for what-ifs.
     std::map<std::size_t, PoolId>& assignments() { return used_; }
     const std::map<std::size_t, PoolId>& assignments() const { return used_; }

@@ -230,6 +230,7 @@ std::optional<std::size_t> poolHint(const RecordedTrace& trace, const TraceStep&
 ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options, PoolRouting* routing,
                         std::optional<std::size_t>* hint) {
     ReplayResult result;
+    if (routing) routing->startReplay();
     const std::vector<TraceStep> steps = TraceSteps::cut(trace);
     result.steps = steps.size();
 
@@ -365,32 +366,45 @@ ReplayResult TraceReplayer::replay(const RecordedTrace& trace, const ReplayOptio
         return replayOnce(trace, options, nullptr, nullptr);
     }
     // The attempts of the inference are silent: only the accepted replay reaches the sink and
-    // afterStep, once, so an import never records a rejected guess's events.
+    // afterStep, once, so an import never records a rejected guess's events. It runs again with
+    // the routing that produced it (the same guesses give the same decisions).
     const bool observed = options.sink || options.afterStep;
     ReplayOptions quiet = options;
     quiet.sink = nullptr;
     quiet.afterStep = nullptr;
-    const ReplayResult chosen = inferPools(trace, quiet);
-    if (!observed) return chosen;
-    if (chosen.poolAssignments.empty()) return replayOnce(trace, options, nullptr, nullptr);
-    PoolRouting fixed(chosen.poolAssignments);
-    ReplayResult result = replayOnce(trace, options, &fixed, nullptr);
+    // An attempt stops at its first unexpected OOM (a wrong guess can make a recorded address
+    // unavailable): going on would only move the first difference, and with it the next guess.
+    quiet.continueAfterOom = false;
+    std::optional<PoolRouting> accepted;
+    ReplayResult chosen = inferPools(trace, quiet, accepted);
+    if (!observed && (chosen.exact() || !options.continueAfterOom)) return chosen;
+    ReplayResult result = replayOnce(trace, options, accepted ? &*accepted : nullptr, nullptr);
     result.poolRevisions = chosen.poolRevisions;
     return result;
 }
 
-ReplayResult TraceReplayer::inferPools(const RecordedTrace& trace, const ReplayOptions& options) {
+ReplayResult TraceReplayer::inferPools(const RecordedTrace& trace, const ReplayOptions& options,
+                                       std::optional<PoolRouting>& accepted) {
     PoolRouting routing(trace);
     std::optional<std::size_t> hint;
-    ReplayResult first = replayOnce(trace, options, routing.knownPrivatePools() ? &routing : nullptr, &hint);
+    if (routing.knownPrivatePools()) accepted = routing;
+    ReplayResult first = replayOnce(trace, options, accepted ? &routing : nullptr, &hint);
     if (first.exact()) return first;
+    const std::optional<PoolRouting> firstRouting = accepted;
+    accepted = routing;
     ReplayResult result = routing.knownPrivatePools() ? first : replayOnce(trace, options, &routing, &hint);
-    while (!result.exact() && hint && routing.flips() < kMaxPoolRevisions && routing.flip(*hint)) {
+    while (!result.exact() && hint && routing.flips() < kMaxPoolRevisions) {
+        if (!routing.flip(*hint)) break;
         hint.reset();
-        result = replayOnce(trace, options, &routing, &hint);
-        result.poolRevisions = routing.flips();
+        ReplayResult next = replayOnce(trace, options, &routing, &hint);
+        next.poolRevisions = routing.flips();
+        result = std::move(next);
+        accepted = routing;
     }
-    if (!result.exact() && reach(first) > reach(result)) return first;
+    if (!result.exact() && reach(first) > reach(result)) {
+        accepted = firstRouting;
+        return first;
+    }
     return result;
 }
 

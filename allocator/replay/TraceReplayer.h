@@ -50,6 +50,8 @@
 
 namespace allocscope::alloc {
 
+class PoolRouting;
+
 struct ReplayOptions {
     AllocatorConfig config;
     std::optional<double> memoryFraction;  // set_per_process_memory_fraction before the first op
@@ -129,7 +131,9 @@ public:
 private:
     // Guesses which segments private pools (CUDA graphs, MemPools) own by re-running the trace
     // with revised guesses until it replays exactly (PoolRouting); silent: options carry no sink.
-    static ReplayResult inferPools(const RecordedTrace& trace, const ReplayOptions& options);
+    // `accepted`: the routing that produced the returned result (nullopt: none, the default pools).
+    static ReplayResult inferPools(const RecordedTrace& trace, const ReplayOptions& options,
+                                   std::optional<PoolRouting>& accepted);
 };
 
 }  // namespace allocscope::alloc
