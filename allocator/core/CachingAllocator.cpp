@@ -355,12 +355,16 @@ bool CachingAllocator::Impl::completePendingFree(std::uint64_t address) {
     return true;
 }
 
-void CachingAllocator::Impl::completeAllPending() {
+void CachingAllocator::Impl::completeAllPending(const detail::PrivatePool* only) {
     // In free() order: PyTorch walks its per-stream event queues, whose order between streams
     // is a hash map's; free() order is the deterministic choice.
     std::vector<Block*> pending;
     pending.swap(pending_);
     for (Block* block : pending) {
+        if (only != nullptr && block->pool->owner != only) {
+            pending_.push_back(block);  // another pool's event: left for later
+            continue;
+        }
         block->eventCount = 0;
         freeBlock(block);
     }
@@ -387,6 +391,7 @@ bool CachingAllocator::recordStream(std::uint64_t address, StreamId stream) {
 bool CachingAllocator::completePendingFree(std::uint64_t address) { return impl_->completePendingFree(address); }
 void CachingAllocator::synchronize() { impl_->synchronize(); }
 void CachingAllocator::emptyCache() { impl_->emptyCache(); }
+void CachingAllocator::emptyCache(PoolId pool) { impl_->emptyCache(pool); }
 void CachingAllocator::setMemoryFraction(double fraction) { impl_->setMemoryFraction(fraction); }
 void CachingAllocator::resetPeakStats() { impl_->stats_.resetPeak(); }
 void CachingAllocator::resetAccumulatedStats() { impl_->stats_.resetAccumulated(); }

@@ -72,6 +72,11 @@ public:
     // torch.cuda.empty_cache(): complete pending frees, release every whole free segment (and
     // free pages of expandable segments).
     void emptyCache();
+    // torch.cuda.empty_cache's per-pool form, emptyCache(mempool_id), which MemPool's destructor
+    // calls after releasePool: only when that pool is freeable (no uses left), complete its
+    // pending frees (a device-wide sync: num_sync_all_streams counts it) and release its whole
+    // free segments; the pool goes once it owns none. The default id is emptyCache().
+    void emptyCache(PoolId pool);
     // torch.cuda.set_per_process_memory_fraction(f): cap = f * totalMemory, removed at f >= 1.
     void setMemoryFraction(double fraction);
     void resetPeakStats();

@@ -12,6 +12,9 @@ struct PoolId {
     std::uint64_t second = 0;
 
     bool isDefault() const { return first == 0 && second == 0; }
+    // A torch.cuda.MemPool's id (user-created pools count in the second half); a graph's pool
+    // counts in the first.
+    bool isMemPool() const { return first == 0 && second != 0; }
     bool operator==(const PoolId&) const = default;
     bool operator<(const PoolId& other) const {
         return first != other.first ? first < other.first : second < other.second;

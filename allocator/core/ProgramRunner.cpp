@@ -125,7 +125,7 @@ bool ProgramRunner::apply(const Op& op, std::uint64_t opIndex, ProgramResult& re
             break;
         }
         case OpKind::Synchronize: allocator_.synchronize(); break;
-        case OpKind::EmptyCache: allocator_.emptyCache(); break;
+        case OpKind::EmptyCache: allocator_.emptyCache(op.poolId()); break;
         case OpKind::SetMemoryFraction:
             if (!(op.fraction >= 0.0 && op.fraction <= 1.0)) {
                 return fail(result, opIndex,

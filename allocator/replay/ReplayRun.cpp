@@ -155,7 +155,14 @@ PoolId ReplayRun::beginRoute(std::size_t entry, const RecordedEntry& e, bool& gu
     const bool captureStarts = e.stream != 0 && !pool.isDefault() && (fresh || last->second != pool);
     last->second = pool;
     if (pool.isDefault()) return pool;
-    if (captureStarts && !emptyCacheThisStep_) {
+    // torch.compile's graph trees warm a function up in the pool without a capture, then record
+    // it in the same pool on the same stream: the rule above cannot see that capture start, the
+    // Python stack can (CUDAGraphNode._record runs the function inside torch.cuda.graph).
+    const bool recording = inGraphTreesRecording(e.stackId);
+    bool& wasRecording = recordingOnStream_[e.stream];
+    const bool recordingStarts = recording && !wasRecording;
+    wasRecording = recording;
+    if ((captureStarts || recordingStarts) && !emptyCacheThisStep_) {
         push(Op::simple(OpKind::EmptyCache));
         allocator_->emptyCache();
     }
@@ -166,6 +173,22 @@ PoolId ReplayRun::beginRoute(std::size_t entry, const RecordedEntry& e, bool& gu
     push(Op::pool(OpKind::BeginAllocateToPool, pool, 0, e.stream));
     allocator_->beginAllocateToPool(pool, e.stream, false);
     return pool;
+}
+
+bool ReplayRun::inGraphTreesRecording(std::uint32_t stackId) {
+    if (stackId == 0) return false;
+    auto [it, fresh] = recordingStacks_.try_emplace(stackId, false);
+    if (!fresh) return it->second;
+    for (const Frame& frame : trace_.stacks.stack(stackId)) {
+        const std::string_view file = frame.filename;
+        const std::string_view suffix = "cudagraph_trees.py";
+        if (frame.name == "_record" && file.size() >= suffix.size() &&
+            file.substr(file.size() - suffix.size()) == suffix) {
+            it->second = true;
+            break;
+        }
+    }
+    return it->second;
 }
 
 // Like leaving a use_mem_pool scope: end the routing and drop the use beginAllocateToPool added,
@@ -180,16 +203,27 @@ void ReplayRun::endRoute(PoolId pool) {
 
 // empty_cache() releases a private pool's segments only once the pool is freeable (its graph or
 // MemPool is gone), which no trace entry shows: a recorded release of a pool's segment says it was.
-void ReplayRun::releasePoolsFreedIn(const TraceStep& step) {
+// A graph's pool is released when the graph is reset and its segments go with the next
+// empty_cache(). A MemPool's destructor releases the pool and at once calls emptyCache(its id),
+// a sync of its own: such pools are returned for the caller to release after the step's
+// empty_cache(), in the order the recording shows (the default pool's segments first).
+ReplayRun::PoolReleases ReplayRun::releasePoolsFreedIn(const TraceStep& step) {
+    PoolReleases out;
     const std::size_t last = step.program == kNoEntry ? step.end : step.program;
     for (std::size_t i = step.begin; i < last; ++i) {
         const RecordedEntry& e = trace_.entries[i];
         if (!TraceSteps::isRelease(e.action)) continue;
         const std::optional<PoolId> pool = allocator_->poolOfAddress(e.address);
+        if (!pool || !pool->isMemPool()) out.others = true;
         if (!pool || pool->isDefault() || createdPools_.erase(*pool) == 0) continue;
+        if (pool->isMemPool()) {
+            out.memPools.push_back(*pool);
+            continue;
+        }
         push(Op::pool(OpKind::ReleasePool, *pool));
         allocator_->releasePool(*pool);
     }
+    return out;
 }
 
 StepOutcome ReplayRun::runStep(std::size_t k, bool withEmptyCache) {
@@ -201,9 +235,20 @@ StepOutcome ReplayRun::runStep(std::size_t k, bool withEmptyCache) {
     capture_->events.clear();
     emptyCacheThisStep_ = withEmptyCache;
     if (withEmptyCache) {
-        if (routing_ != nullptr) releasePoolsFreedIn(step);
-        out.programOp = push(Op::simple(OpKind::EmptyCache));
-        allocator_->emptyCache();
+        PoolReleases released{{}, true};
+        if (routing_ != nullptr) released = releasePoolsFreedIn(step);
+        // Only MemPools' segments went: their destructors did it, not an empty_cache() call.
+        if (released.others || released.memPools.empty()) {
+            out.programOp = push(Op::simple(OpKind::EmptyCache));
+            allocator_->emptyCache();
+        }
+        for (const PoolId pool : released.memPools) {
+            push(Op::pool(OpKind::ReleasePool, pool));
+            allocator_->releasePool(pool);
+            const std::uint64_t op = push(Op::pool(OpKind::EmptyCache, pool));
+            if (!released.others) out.programOp = op;
+            allocator_->emptyCache(pool);
+        }
     }
     if (step.program != kNoEntry) {
         const RecordedEntry& e = trace_.entries[step.program];

@@ -68,7 +68,13 @@ private:
     std::uint64_t push(const Op& op);
     PoolId beginRoute(std::size_t entry, const RecordedEntry& e, bool& guessed);
     void endRoute(PoolId pool);
-    void releasePoolsFreedIn(const TraceStep& step);
+    struct PoolReleases {
+        std::vector<PoolId> memPools;  // MemPools destroyed in the step: release + emptyCache(id)
+        bool others = false;           // a default or graph pool segment was released too
+    };
+    PoolReleases releasePoolsFreedIn(const TraceStep& step);
+    // The allocation's Python stack runs inside torch.compile graph trees' capture of a function.
+    bool inGraphTreesRecording(std::uint32_t stackId);
     void emitPhases(std::size_t upToEntry);
 
     const RecordedTrace& trace_;
@@ -95,6 +101,8 @@ private:
     // The pool of the last allocation on each stream: a private pool's allocations starting on a
     // side stream mark a CUDA graph capture (torch.cuda.graph calls empty_cache() before it).
     std::map<StreamId, PoolId> lastPoolOnStream_;
+    std::map<StreamId, bool> recordingOnStream_;         // the last private-pool alloc was recorded
+    std::map<std::uint32_t, bool> recordingStacks_;     // inGraphTreesRecording, by stack id
     bool emptyCacheThisStep_ = false;
 };
 

@@ -1,5 +1,6 @@
 #include "allocator/replay/TraceReplayer.h"
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -189,20 +190,25 @@ bool stepHasRelease(const RecordedTrace& trace, const TraceStep& step) {
     return false;
 }
 
-// Which pool guess (PoolRouting rule 3) the first difference points at, if any: the replay's
-// block landed in a guessed segment the recording did not use, or the recording's block lies in a
-// guessed segment the replay's best fit passed over, or empty_cache() released a guessed segment
-// where PyTorch released another, or this step's own guess made a segment the recording did not.
-std::optional<std::size_t> poolHint(const RecordedTrace& trace, const TraceStep& step, const RecordedEntry* program,
-                                    const StepOutcome& out, ReplayRun& run) {
+// Which pool guesses (PoolRouting rule 3) the first difference points at, most likely first:
+// the replay's block landed in a guessed segment the recording did not use, or the recording's
+// block lies in a guessed segment the replay's best fit passed over, or empty_cache() released a
+// guessed segment where PyTorch released another, or this step's own guess made (or failed to
+// make) a segment the recording did not. Several can explain one difference: the inference tries
+// each and keeps the one that carries the replay furthest.
+std::vector<std::size_t> poolHints(const RecordedTrace& trace, const TraceStep& step, const RecordedEntry* program,
+                                   const StepOutcome& out, ReplayRun& run) {
+    std::vector<std::size_t> hints;
+    auto add = [&hints](std::optional<std::size_t> entry) {
+        if (entry && std::find(hints.begin(), hints.end(), *entry) == hints.end()) hints.push_back(*entry);
+    };
     if (program && program->action == EventAction::Alloc && out.allocAddress && *out.allocAddress != program->address) {
         for (const Event& e : out.events) {
-            if (e.action != EventAction::Alloc) continue;
-            if (auto creator = run.guessedCreator(e.segment)) return creator;
+            if (e.action == EventAction::Alloc) add(run.guessedCreator(e.segment));
         }
         for (const SegmentInfo& s : run.allocator().segments()) {
             if (program->address >= s.address && program->address - s.address < s.totalSize) {
-                if (auto creator = run.guessedCreator(s.address)) return creator;
+                add(run.guessedCreator(s.address));
             }
         }
     }
@@ -215,20 +221,26 @@ std::optional<std::size_t> poolHint(const RecordedTrace& trace, const TraceStep&
     for (const Event& e : out.events) {
         if (!TraceSteps::isSegmentEvent(e.action)) continue;
         const bool same = i < want.size() && want[i]->action == e.action && want[i]->address == e.address;
-        if (!same && TraceSteps::isRelease(e.action)) {
-            if (auto creator = run.guessedCreator(e.segment)) return creator;
-        }
+        if (!same && TraceSteps::isRelease(e.action)) add(run.guessedCreator(e.segment));
         if (!same) break;
         ++i;
     }
-    if (out.poolGuessed && step.program != kNoEntry) return step.program;
-    return std::nullopt;
+    // The block the replay reused instead of the recording's new segment: its creator's guess.
+    if (program && program->action == EventAction::Alloc && out.allocAddress) {
+        for (const SegmentInfo& s : run.allocator().segments()) {
+            if (*out.allocAddress >= s.address && *out.allocAddress - s.address < s.totalSize) {
+                add(run.guessedCreator(s.address));
+            }
+        }
+    }
+    if (out.poolGuessed && step.program != kNoEntry) add(step.program);
+    return hints;
 }
 
 // One replay of the whole trace. `routing` null: every allocation from the default pools.
-// `hint`: where to put the pool guess the first difference points at.
+// `hints`: where to put the pool guesses the first difference points at.
 ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options, PoolRouting* routing,
-                        std::optional<std::size_t>* hint) {
+                        std::vector<std::size_t>* hints) {
     ReplayResult result;
     if (routing) routing->startReplay();
     const std::vector<TraceStep> steps = TraceSteps::cut(trace);
@@ -302,7 +314,7 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
         if (want) result.emptyCacheSteps.push_back(k);
         if (!mismatch.empty() && !result.divergence) {
             result.divergence = ReplayDivergence{out.programOp, program ? step.program : step.end - 1, mismatch};
-            if (hint && routing) *hint = poolHint(trace, step, program, out, *run);
+            if (hints && routing) *hints = poolHints(trace, step, program, out, *run);
         }
         if (options.sink) {
             for (const Event& e : out.events) options.sink->onEvent(e);
@@ -354,6 +366,7 @@ std::size_t reach(const ReplayResult& r) {
 // for traces small enough that this stays cheap (private-pool programs are CUDA graphs and
 // MemPools; their snapshots seen so far have hundreds to thousands of entries).
 constexpr std::size_t kMaxPoolRevisions = 48;
+constexpr std::size_t kMaxPoolAttempts = 160;  // replays tried, over all revisions
 constexpr std::size_t kMaxInferenceEntries = 200'000;
 
 ReplayResult TraceReplayer::replay(const RecordedTrace& trace, const ReplayOptions& options) {
@@ -383,29 +396,88 @@ ReplayResult TraceReplayer::replay(const RecordedTrace& trace, const ReplayOptio
     return result;
 }
 
+namespace {
+
+// One state of the pool inference: a routing, the replay it gives, and where that replay's first
+// difference points.
+struct Attempt {
+    PoolRouting routing;
+    ReplayResult result;
+    std::vector<std::size_t> hints;
+};
+
+// Depth-first over flipped guesses. Several guesses can explain one difference and the replays
+// after them can reach equally far (two allocations of the same size, say), so a greedy choice
+// can lock in a wrong guess that only shows later: the search keeps the other choices and comes
+// back to them when a branch stops getting further. Only flips that carry the replay further
+// than its parent are followed, so every branch ends; the attempt budget bounds the whole search.
+class PoolSearch {
+public:
+    PoolSearch(const RecordedTrace& trace, const ReplayOptions& options) : trace_(trace), options_(options) {}
+
+    // The best attempt found from `start` (the exact one if any).
+    Attempt run(Attempt start) {
+        best_ = start;
+        explore(start, 0);
+        return std::move(best_);
+    }
+
+private:
+    bool explore(const Attempt& node, std::size_t depth) {
+        if (node.result.exact()) return true;
+        if (depth >= kMaxPoolRevisions) return false;
+        std::vector<Attempt> children;
+        for (const std::size_t entry : node.hints) {
+            if (attempts_ >= kMaxPoolAttempts) break;
+            Attempt child{node.routing, {}, {}};
+            if (!child.routing.flip(entry)) continue;
+            child.result = replayOnce(trace_, options_, &child.routing, &child.hints);
+            child.result.poolRevisions = child.routing.flips();
+            ++attempts_;
+            if (reach(child.result) <= reach(node.result)) continue;
+            if (reach(child.result) > reach(best_.result)) best_ = child;
+            if (child.result.exact()) return true;
+            children.push_back(std::move(child));
+        }
+        std::stable_sort(children.begin(), children.end(), [](const Attempt& a, const Attempt& b) {
+            return reach(a.result) > reach(b.result);
+        });
+        for (const Attempt& child : children) {
+            if (explore(child, depth + 1)) return true;
+        }
+        return false;
+    }
+
+    const RecordedTrace& trace_;
+    const ReplayOptions& options_;
+    Attempt best_{PoolRouting(std::map<std::size_t, PoolId>{}), {}, {}};
+    std::size_t attempts_ = 0;
+};
+
+}  // namespace
+
 ReplayResult TraceReplayer::inferPools(const RecordedTrace& trace, const ReplayOptions& options,
                                        std::optional<PoolRouting>& accepted) {
     PoolRouting routing(trace);
-    std::optional<std::size_t> hint;
+    std::vector<std::size_t> hints;
     if (routing.knownPrivatePools()) accepted = routing;
-    ReplayResult first = replayOnce(trace, options, accepted ? &routing : nullptr, &hint);
+    ReplayResult first = replayOnce(trace, options, accepted ? &routing : nullptr, &hints);
     if (first.exact()) return first;
     const std::optional<PoolRouting> firstRouting = accepted;
-    accepted = routing;
-    ReplayResult result = routing.knownPrivatePools() ? first : replayOnce(trace, options, &routing, &hint);
-    while (!result.exact() && hint && routing.flips() < kMaxPoolRevisions) {
-        if (!routing.flip(*hint)) break;
-        hint.reset();
-        ReplayResult next = replayOnce(trace, options, &routing, &hint);
-        next.poolRevisions = routing.flips();
-        result = std::move(next);
-        accepted = routing;
+    Attempt start{routing, {}, {}};
+    if (routing.knownPrivatePools()) {
+        start.result = first;
+        start.hints = std::move(hints);
+    } else {
+        start.result = replayOnce(trace, options, &start.routing, &start.hints);
     }
-    if (!result.exact() && reach(first) > reach(result)) {
+    Attempt found = PoolSearch(trace, options).run(std::move(start));
+    if (!found.result.exact() && reach(first) > reach(found.result)) {
         accepted = firstRouting;
         return first;
     }
-    return result;
+    accepted = std::move(found.routing);
+    return std::move(found.result);
 }
 
 ReplayResult TraceReplayer::replayWhatIf(const RecordedTrace& trace, const AllocatorConfig& recordedConfig,

@@ -81,6 +81,34 @@ private slots:
         QCOMPARE(QString::fromStdString(h.check()), QString());
     }
 
+    // MemPool's destructor: releasePool, then emptyCache(its id). That releases only this pool's
+    // free segments (the default pool keeps its cache) and counts a sync; while the pool still has
+    // a use it does nothing at all, not even the sync.
+    void emptyCacheOfOnePool() {
+        Harness h;
+        h.allocator->createPool(kMemPool);
+        h.allocator->beginAllocateToPool(kMemPool, std::nullopt, false);
+        const std::uint64_t inPool = h.alloc(30 * MiB, 0);
+        h.allocator->endAllocateToPool(kMemPool);
+        h.allocator->releasePool(kMemPool);  // use_mem_pool's scope ends: the MemPool's use stays
+        const std::uint64_t eager = h.alloc(30 * MiB, 0);
+        QVERIFY(h.free(inPool));
+        QVERIFY(h.free(eager));
+        const std::int64_t syncs = h.stats().num_sync_all_streams;
+
+        h.allocator->emptyCache(kMemPool);  // still used: nothing
+        QCOMPARE(h.stats().num_sync_all_streams, syncs);
+        QCOMPARE(h.stats().reserved_bytes[kAggregate].current, std::int64_t(60 * MiB));
+
+        QVERIFY(h.allocator->releasePool(kMemPool));
+        h.allocator->emptyCache(kMemPool);
+        QCOMPARE(h.stats().num_sync_all_streams, syncs + 1);
+        QCOMPARE(h.stats().reserved_bytes[kAggregate].current, std::int64_t(30 * MiB));  // the default's
+        QVERIFY(!h.allocator->poolOfAddress(inPool));
+        QCOMPARE(h.allocator->poolOfAddress(eager), std::optional<PoolId>(PoolId{}));
+        QCOMPARE(QString::fromStdString(h.check()), QString());
+    }
+
     // A default-pool OOM cannot use a private pool's cached memory, and the message says how much
     // is held there (PyTorch: "with X allocated in private pools (e.g., CUDA Graphs)").
     void oomNamesPrivatePoolMemory() {

@@ -17,13 +17,27 @@ class TestPoolReplay : public QObject {
 private slots:
     void pools_data() {
         QTest::addColumn<QString>("name");
-        // Not listed yet, because they do not match (README, "Private pools"): compile_reduce_overhead
-        // (num_sync_all_streams 1 of 2) and mempool_mix (peaks; num_sync_all_streams 1 of 2).
-        for (const char* name : {"cudagraph_mlp__default", "cudagraph_mlp__expandable", "cppstacks_train__default"}) {
+        for (const char* name : {"cudagraph_mlp__default", "cudagraph_mlp__expandable", "cppstacks_train__default",
+                                 "compile_reduce_overhead__default", "compile_reduce_overhead__expandable",
+                                 "mempool_mix__default", "mempool_mix__expandable"}) {
             QTest::newRow(name) << QString(name);
         }
     }
-    void pools() {
+    void pools() { check(false); }
+
+    // With a sink (an import, the GUI): only the accepted attempt of the pool inference reaches
+    // it, and that replay is exact too.
+    void observed_data() { pools_data(); }
+    void observed() { check(true); }
+
+private:
+    class CountingSink final : public alloc::EventSink {
+    public:
+        void onEvent(const alloc::Event&) override { ++events; }
+        std::uint64_t events = 0;
+    };
+
+    void check(bool observed) {
         QFETCH(QString, name);
         const QString dir = QString::fromLocal8Bit(qgetenv("ALLOCSCOPE_TEST_DATA")) + "/pools";
         const replaytest::GroundTruth truth = replaytest::loadGroundTruth(name, dir);
@@ -31,8 +45,12 @@ private slots:
         const auto traces = storage::importTraceFile((dir + "/" + name + ".pickle").toStdString());
         QCOMPARE(traces.size(), std::size_t{1});
         const alloc::RecordedTrace& trace = traces.front();
-        const alloc::ReplayResult result = alloc::TraceReplayer::replay(trace, replaytest::optionsFor(truth));
+        alloc::ReplayOptions options = replaytest::optionsFor(truth);
+        CountingSink sink;
+        if (observed) options.sink = &sink;
+        const alloc::ReplayResult result = alloc::TraceReplayer::replay(trace, options);
         QVERIFY2(result.exact(), qPrintable(replaytest::describeInexact(result)));
+        if (observed) QCOMPARE(sink.events, result.events);
         // The final layout carries the pools: every segment's pool id as PyTorch wrote it.
         if (trace.finalSegments) {
             QCOMPARE(result.segments.size(), trace.finalSegments->size());

@@ -124,6 +124,42 @@ private slots:
         QVERIFY(imported.row.historyStart->noHistory);
     }
 
+    // A snapshot of two devices (tests/data/scripts/make_two_devices.py): device 0 a CUDA-graph
+    // capture with its private pool, device 1 state-only. The import makes one run per device,
+    // each replayed exactly from its own history; only device 1's is marked as starting mid-run,
+    // and each run ends in its own device's final state (device 0's graph-pool segments included).
+    void twoDevicesPoolAndStateOnly() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("two.allocscope").toStdString();
+        const std::string file = pool("two_devices__default").toStdString();
+        {
+            storage::SessionWriter writer(path);
+            storage::ImportTarget target;
+            target.totalMemory = 85'017'493'504ull;
+            const std::vector<storage::ImportedRun> runs = storage::importTraceFile(writer, file, target);
+            QCOMPARE(runs.size(), std::size_t{2});
+            for (const storage::ImportedRun& run : runs) QCOMPARE(QString::fromStdString(run.divergence), QString());
+        }
+        const std::vector<alloc::RecordedTrace> traces = storage::importTraceFile(file);
+        QCOMPARE(traces.size(), std::size_t{2});
+        storage::SessionReader reader(path);
+        const std::vector<storage::RunRow> rows = reader.runs();
+        QCOMPARE(rows.size(), std::size_t{2});
+        QCOMPARE(rows[0].info.name, std::string("two_devices__default.pickle device 0"));
+        QCOMPARE(rows[1].info.name, std::string("two_devices__default.pickle device 1"));
+        QVERIFY(!rows[0].historyStart.has_value());
+        QVERIFY(rows[1].historyStart.has_value() && rows[1].historyStart->noHistory);
+        QCOMPARE(rows[0].summary->peakReserved, std::int64_t{429'916'160});  // cudagraph_mlp's JSON
+        for (std::size_t d = 0; d < 2; ++d) {
+            storage::StateCursor cursor(reader, rows[d].number);
+            const storage::StateAtEvent last = cursor.load(rows[d].eventCount - 1);
+            QCOMPARE(QString::fromStdString(liveLayoutDifference(*traces[d].finalSegments, last.segments)), QString());
+        }
+        std::size_t poolSegments = 0;
+        for (const alloc::SegmentInfo& s : *traces[0].finalSegments) poolSegments += !s.poolId.isDefault();
+        QCOMPARE(poolSegments, std::size_t{3});
+    }
+
     // A whole history is not marked, and a file without the history_start table reads as before.
     void wholeHistoryIsNotMarked() {
         QTemporaryDir dir;

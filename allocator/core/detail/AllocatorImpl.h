@@ -52,6 +52,7 @@ public:
     bool completePendingFree(std::uint64_t address);
     void synchronize();
     void emptyCache();
+    void emptyCache(PoolId pool);
     void setMemoryFraction(double fraction);
     std::uint64_t roundSize(std::uint64_t size) const;
     std::uint64_t allocationSize(std::uint64_t size) const;
@@ -92,7 +93,7 @@ public:
     bool releaseAvailableCachedBlocks(detail::BlockPool& pool, StreamId stream, std::uint64_t size);
     void garbageCollectCachedBlocks();
     void synchronizeAndFreeEvents();
-    void completeAllPending();
+    void completeAllPending(const detail::PrivatePool* only = nullptr);
     void reportOom(std::uint64_t origSize, std::uint64_t size, std::uint64_t allocSize, StreamId stream);
 
     // expandable segments (ExpandableSegments.cpp)

@@ -69,6 +69,24 @@ void CachingAllocator::Impl::emptyCache() {
     releaseCachedBlocks();
 }
 
+// release_cached_blocks(mempool_id) for a private pool: nothing unless that pool is freeable;
+// then only its own events are synchronised (still counted as a sync of all streams).
+void CachingAllocator::Impl::emptyCache(PoolId id) {
+    if (id.isDefault()) {
+        emptyCache();
+        return;
+    }
+    auto it = privatePools_.find(id);
+    if (it == privatePools_.end() || !it->second->freeable) return;
+    CauseScope scope(*this, EventCause::EmptyCache);
+    detail::PrivatePool& pool = *it->second;
+    stats_.num_sync_all_streams += 1;
+    completeAllPending(&pool);
+    releaseBlocks(pool.small);
+    releaseBlocks(pool.large);
+    if (pool.segments == 0) privatePools_.erase(it);
+}
+
 // release_available_cached_blocks(): free oversize cached segments (max_split_size set only).
 bool CachingAllocator::Impl::releaseAvailableCachedBlocks(BlockPool& pool, StreamId stream,
                                                          std::uint64_t size) {
