@@ -74,6 +74,10 @@ void ProgramBuilder::emptyCache() {
 void ProgramBuilder::setMemoryFraction(double fraction) { program_.ops.push_back(Op::setMemoryFraction(fraction)); }
 void ProgramBuilder::resetPeakStats() { program_.ops.push_back(Op::simple(OpKind::ResetPeakStats)); }
 
+void ProgramBuilder::poolOp(OpKind kind, PoolId id, std::uint8_t flags, StreamId stream) {
+    program_.ops.push_back(Op::pool(kind, id, flags, stream));
+}
+
 std::uint32_t ProgramBuilder::label(std::string_view name) {
     auto it = labelIds_.find(name);
     if (it != labelIds_.end()) return it->second;

@@ -32,6 +32,9 @@ public:
     void emptyCache();
     void setMemoryFraction(double fraction);
     void resetPeakStats();
+    // A private-pool op (Op::pool): CreatePool, BeginAllocateToPool (flags kOpCapture /
+    // kOpAllStreams, routing `stream`), EndAllocateToPool, ReleasePool.
+    void poolOp(OpKind kind, PoolId id, std::uint8_t flags = 0, StreamId stream = kComputeStream);
     void begin(std::string_view phase);
     void end(std::string_view phase);
 

@@ -1,5 +1,6 @@
 #include "allocator/workloads/WorkloadRegistry.h"
 
+#include "allocator/workloads/CudaGraphsWorkload.h"
 #include "allocator/workloads/Fragmentation101Workload.h"
 #include "allocator/workloads/LlmInferenceVarlenWorkload.h"
 #include "allocator/workloads/LlmTrainingWorkload.h"
@@ -20,6 +21,7 @@ WorkloadRegistry::WorkloadRegistry() {
     workloads_.push_back(std::make_unique<MultiModelSharingWorkload>());
     workloads_.push_back(std::make_unique<MultiStreamWorkload>());
     workloads_.push_back(std::make_unique<RandomMixWorkload>());
+    workloads_.push_back(std::make_unique<CudaGraphsWorkload>());
 }
 
 const WorkloadRegistry& WorkloadRegistry::instance() {

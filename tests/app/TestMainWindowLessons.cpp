@@ -36,7 +36,7 @@ private slots:
         window.lessonsAction()->trigger();
         QVERIFY(dock->isVisible());
         views::LessonPanel* panel = dock->panel();
-        QCOMPARE(panel->list()->count(), 12);
+        QCOMPARE(panel->list()->count(), 13);
         QCOMPARE(panel->list()->currentRow(), 0);  // ready to run at once
 
         allocscope::app::LessonController* controller = dock->controller();

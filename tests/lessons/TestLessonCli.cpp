@@ -22,7 +22,7 @@ class TestLessonCli : public QObject {
 private slots:
     void initTestCase() { qputenv("ALLOCSCOPE_LESSONS_DIR", QByteArray::fromStdString(lessontest::lessonsDir())); }
 
-    void lessonsListsTwelveNameFirst() {
+    void lessonsListsThirteenNameFirst() {
         std::string out, err;
         QCOMPARE(cli({"lessons"}, out, err), 0);
         std::istringstream lines(out);
@@ -33,7 +33,7 @@ private slots:
             QVERIFY2(line.find('\t') != std::string::npos, line.c_str());
             QCOMPARE(line.substr(line.find('\t') + 1, std::to_string(n).size() + 1), std::to_string(n) + "\t");
         }
-        QCOMPARE(n, 12);
+        QCOMPARE(n, 13);
         QVERIFY(out.rfind("fragmentation-oom\t1\tWhy did a 256 MiB request fail", 0) == 0);
     }
 
@@ -56,11 +56,11 @@ private slots:
         QVERIFY(out.find("\"peakReserved\":5156896768") != std::string::npos);  // 4918 MiB, PyTorch's number
     }
 
-    void allLessonsJsonIsAnArrayOfTwelve() {
+    void allLessonsJsonIsAnArrayOfThirteen() {
         std::string out, err;
         QCOMPARE(cli({"lesson", "--json"}, out, err), 0);
         const allocscope::formats::PyTree tree = allocscope::formats::JsonReader::read(out);
-        QCOMPARE(tree.items(tree.root).size(), std::size_t{12});
+        QCOMPARE(tree.items(tree.root).size(), std::size_t{13});
     }
 
     void allLessonsEndWithOneLineEach() {
@@ -68,6 +68,7 @@ private slots:
         QCOMPARE(cli({"lesson"}, out, err), 0);
         QVERIFY(out.find("\nfragmentation-oom    FALSE       Why did") != std::string::npos);
         QVERIFY(out.find("\nstreams              FALSE       Two streams") != std::string::npos);
+        QVERIFY(out.find("\ncuda-graphs          FALSE       CUDA graphs") != std::string::npos);
     }
 
     void errors() {

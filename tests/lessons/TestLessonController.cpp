@@ -32,7 +32,7 @@ private slots:
         FakeNavigator nav;
         app::LessonController c(&nav);
         QVERIFY(c.loadLessons(QString::fromStdString(lessontest::lessonsDir())));
-        QCOMPARE(c.lessonCount(), 12);
+        QCOMPARE(c.lessonCount(), 13);
         runToEnd(c, "expandable-segments");
         const app::LessonResult* r = c.result();
         QVERIFY(r != nullptr);

@@ -27,7 +27,7 @@ private slots:
         controller.attach(&panel);
         panel.resize(900, 700);
         panel.show();
-        QCOMPARE(panel.list()->count(), 12);
+        QCOMPARE(panel.list()->count(), 13);
         QVERIFY(!panel.runButton()->isEnabled());
 
         panel.list()->setCurrentRow(controller.indexOf("empty-cache"));

@@ -39,7 +39,7 @@ class TestLessonVerdicts : public QObject {
 private slots:
     void initTestCase() {
         const std::vector<Lesson> lessons = LessonLibrary::load(lessontest::lessonsDir());
-        QCOMPARE(lessons.size(), std::size_t{12});
+        QCOMPARE(lessons.size(), std::size_t{13});
         for (std::size_t i = 0; i < lessons.size(); ++i) {
             QCOMPARE(lessons[i].number, static_cast<int>(i + 1));
             results_.emplace(lessons[i].name, LessonRunner::run(lessons[i]));
@@ -168,6 +168,34 @@ private slots:
         QCOMPARE(r.outcome, Outcome::False);
     }
 
+    void cudaGraphsKeepTheirPool() {
+        const LessonResult& r = result("cuda-graphs");
+        const auto& eager = run(r, "EAGER").metrics;
+        const auto& graph = run(r, "GRAPH").metrics;
+        const auto& reset = run(r, "RESET").metrics;
+        // After the final empty_cache(): the kept graph's pool (210 MiB) is still reserved; without a
+        // graph, or once it is reset, only the model, Adam's state (and the graph's static input) are.
+        QCOMPARE(mib(eager.finalReserved), 210.0);
+        QCOMPARE(mib(graph.finalReserved), 442.0);
+        QCOMPARE(mib(reset.finalReserved), 232.0);
+        QVERIFY(graph.finalReserved * 2 >= eager.finalReserved * 3);
+        QVERIFY(reset.finalReserved * 4 <= graph.finalReserved * 3);
+        // The kept pool's cached free blocks survive empty_cache().
+        QVERIFY(graph.atEnd->totalFree >= eager.atEnd->totalFree + 64ull * 1024 * 1024);
+        // The graph run peaks inside an eager evaluation, with free blocks cached (in the pool).
+        const auto& program = run(r, "GRAPH").program;
+        int depthInEval = 0;
+        for (std::size_t i = 0; i <= graph.peakReservedOp && i < program.ops.size(); ++i) {
+            const auto& op = program.ops[i];
+            if (op.kind == allocscope::alloc::OpKind::Phase && program.labels[op.labelId] == "eager eval") {
+                depthInEval += op.begin ? 1 : -1;
+            }
+        }
+        QCOMPARE(depthInEval, 1);
+        QVERIFY(graph.atPeak->totalFree >= 64ull * 1024 * 1024);
+        QCOMPARE(r.outcome, Outcome::False);
+    }
+
     void everyStepResolvesToAnEventOfItsRun() {
         for (const auto& [name, r] : results_) {
             if (r.lesson.program.kind == LessonProgram::Kind::ConfigOnly) continue;
@@ -211,6 +239,13 @@ private slots:
 
     void flipStreamsWhenBothLagsAreEqual() {
         const LessonResult r = runModified("12-streams.json", "\"params\": {\"lag\": 20}", "\"params\": {\"lag\": 1}");
+        QCOMPARE(r.outcome, Outcome::True);
+    }
+
+    void flipCudaGraphsWhenTheGraphIsResetToo() {
+        // Both graph runs reset the graph before empty_cache(): nothing of the pool is left.
+        const LessonResult r = runModified("13-cuda-graphs.json", "\"params\": {\"reset\": false}", "\"params\": {\"reset\": true}");
+        QCOMPARE(run(r, "GRAPH").metrics.finalReserved, run(r, "RESET").metrics.finalReserved);
         QCOMPARE(r.outcome, Outcome::True);
     }
 

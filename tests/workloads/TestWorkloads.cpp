@@ -55,11 +55,11 @@ std::vector<std::int64_t> requestSequence(const Program& p) {
 class TestWorkloads : public QObject {
     Q_OBJECT
 private slots:
-    void registryListsEightDescribedWorkloads() {
+    void registryListsNineDescribedWorkloads() {
         const auto& all = WorkloadRegistry::instance().all();
-        QVERIFY(all.size() >= 8);
+        QVERIFY(all.size() >= 9);
         for (const char* name : {"fragmentation-101", "oom-with-free-memory", "llm-training", "llm-inference-varlen",
-                                 "model-load", "multi-model-sharing", "multi-stream", "random-mix"}) {
+                                 "model-load", "multi-model-sharing", "multi-stream", "random-mix", "cuda-graphs"}) {
             const Workload* w = WorkloadRegistry::instance().find(name);
             QVERIFY2(w != nullptr, name);
             QVERIFY(w->description().size() > 200);

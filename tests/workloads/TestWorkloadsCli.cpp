@@ -25,7 +25,7 @@ private slots:
         const CliResult json = runInProcess({"workloads", "--json"});
         QCOMPARE(json.code, 0);
         const QJsonArray all = QJsonDocument::fromJson(QByteArray::fromStdString(json.out)).array();
-        QVERIFY(all.size() >= 8);
+        QVERIFY(all.size() >= 9);
         for (const auto& v : all) {
             const QJsonObject w = v.toObject();
             QVERIFY(!w.value("name").toString().isEmpty());
@@ -61,6 +61,7 @@ private slots:
             {"multi-model-sharing", "--param", "turns=4"},
             {"multi-stream", "--param", "iterations=20"},
             {"random-mix", "--param", "events=2000"},
+            {"cuda-graphs", "--param", "replays=2"},
         };
         for (const auto& r : runs) {
             std::vector<std::string> args = {"run"};
