@@ -32,7 +32,12 @@ FragmentationMetrics FragmentationMetrics::of(const std::vector<SegmentInfo>& se
             }
         }
         m.totalFree += segFree;
-        if (seg.isExpandable) {
+        if (!seg.poolId.isDefault()) {
+            // A private pool's cache goes back only once its graph or MemPool is gone (the pool
+            // is freeable), which a snapshot does not say: while the pool is in use, as it mostly
+            // is, empty_cache() leaves all of it.
+            m.strandedFree += segFree;
+        } else if (seg.isExpandable) {
             // Free pages go back on empty_cache(); only the partial pages around blocks stay.
             m.releasable += segReleasable;
             m.strandedFree += segFree - segReleasable;

@@ -2,11 +2,12 @@
 // Where reserved memory goes, from one snapshot of the segments (PyTorch's snapshot layout):
 //   roundingLoss  bytes handed out beyond what was asked (block size - requested size of every
 //                 allocated block: 512 B rounding, unsplit remainders, power-of-two rounding)
-//   strandedFree  free bytes inside segments that still hold an active block: cached, but
-//                 cannot be returned to the driver (PyTorch's "non-releasable" inactive splits)
+//   strandedFree  free bytes inside segments that still hold an active block, and all free bytes
+//                 of private pools (CUDA graphs, MemPools): cached, but empty_cache() cannot
+//                 return them to the driver (PyTorch's "non-releasable" inactive splits)
 //   fragmentation 1 - largest free block / total free (0 = all free memory in one block)
-//   releasable    what empty_cache() would return now: whole free segments, and the whole free
-//                 pages of expandable segments
+//   releasable    what empty_cache() would return now: the default pools' whole free segments,
+//                 and the whole free pages of their expandable segments
 #include <cstdint>
 #include <vector>
 

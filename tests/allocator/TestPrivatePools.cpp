@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include "AllocatorHarness.h"
+#include "allocator/compare/FragmentationMetrics.h"
 
 using namespace allocscope::alloc;
 using namespace allocscope::alloc::testing;
@@ -73,6 +74,10 @@ private slots:
         QVERIFY(h.free(a));
         h.allocator->emptyCache();
         QCOMPARE(h.stats().reserved_bytes[kAggregate].current, std::int64_t(30 * MiB));
+        // What the compare table calls releasable agrees: a live pool's free segment is not.
+        const FragmentationMetrics kept = FragmentationMetrics::of(h.allocator->segments(), 2 * MiB, 20 * MiB);
+        QCOMPARE(kept.releasable, std::uint64_t{0});
+        QCOMPARE(kept.strandedFree, std::uint64_t(30 * MiB));
         QVERIFY(h.allocator->releasePool(kGraphPool));
         QVERIFY(!h.allocator->releasePool(kGraphPool));  // no use left
         h.allocator->emptyCache();
