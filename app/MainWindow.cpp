@@ -60,6 +60,7 @@
 #include "views/widgets/MemorySummaryView.h"
 #include "views/widgets/RunListModel.h"
 #include "views/widgets/RunListWidget.h"
+#include "views/widgets/RunVerdictBanner.h"
 #include "views/widgets/SegmentMapCanvas.h"
 #include "views/widgets/SegmentMapWidget.h"
 #include "views/widgets/SummaryTableModel.h"
@@ -220,6 +221,7 @@ void MainWindow::buildCentre() {
     connect(emptyHint_, &QLabel::linkActivated, this, [this] { lessonsAction_->trigger(); });
     emptyHint_->setWordWrap(true);
     layout->addWidget(emptyHint_, 1);
+    layout->addWidget(verdictBanner_ = new views::RunVerdictBanner(centre));
     layout->addWidget(tabs_, 1);
     scrubber_ = new views::EventScrubber(centre);
     layout->addWidget(scrubber_);
@@ -446,6 +448,7 @@ bool MainWindow::replaceDocument(std::unique_ptr<SessionDocument> doc) {
     inspector_->clear();
     frame_ = RunStateFrame{};
     runList_->setRuns({});
+    verdictBanner_->setRun(nullptr);
     segmentMap_->setData({});
     heatmap_->setData({});
     timelineData_ = {};
@@ -645,6 +648,7 @@ void MainWindow::onRunSelected(int number) {
     inspector_->clear();
     emptyHint_->hide();
     tabs_->show();
+    verdictBanner_->showRun(runList_->model()->runs(), number);
     statusBar()->showMessage(tr("Loading run %1…").arg(number));
     service_->openRun(doc_->path(), number);
 }

@@ -32,6 +32,7 @@ class EventScrubber;
 class HeatmapWidget;
 class MemorySummaryView;
 class RunListWidget;
+class RunVerdictBanner;
 class SegmentMapWidget;
 class TimelineChartView;
 enum class ThemeChoice;
@@ -147,6 +148,7 @@ private:
     ExperimentPanel* panel_ = nullptr;
     QTabWidget* tabs_ = nullptr;
     views::SegmentMapWidget* segmentMap_ = nullptr;
+    views::RunVerdictBanner* verdictBanner_ = nullptr;  // over the tabs: a diverged / uncompared run
     views::HeatmapWidget* heatmap_ = nullptr;
     views::TimelineChartView* timeline_ = nullptr;
     ComparePage* compare_ = nullptr;

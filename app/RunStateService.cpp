@@ -234,12 +234,18 @@ void RunStateService::requestBlock(quint64 address, qint64 event) {
             const storage::BlockHistory history = worker->reader->blockHistory(worker->run, address, static_cast<std::uint64_t>(event));
             // The block's state at the event, from the loaded layout (the cursor stands there).
             alloc::BlockState state = alloc::BlockState::Inactive;
+            alloc::PoolId pool;  // the block's segment's pool: blocks carry none of their own
             if (worker->cursor && worker->loaded) {
                 const auto& blocks = worker->cursor->model().blocks();
                 const auto it = blocks.find(history.address);
-                if (it != blocks.end()) state = it->second.state;
+                if (it != blocks.end()) {
+                    state = it->second.state;
+                    const auto& segments = worker->cursor->model().segmentTable();
+                    const auto seg = segments.find(it->second.segment);
+                    if (seg != segments.end()) pool = seg->second.poolId;
+                }
             }
-            data = toBlockInspectorData(history, state);
+            data = toBlockInspectorData(history, state, pool);
         } catch (const std::exception& e) {
             const QString message = QString::fromUtf8(e.what());
             QMetaObject::invokeMethod(self, [self, message] { if (self) emit self->failed(message); }, Qt::QueuedConnection);

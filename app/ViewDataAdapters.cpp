@@ -27,6 +27,7 @@ views::ViewSegment toViewSegment(const alloc::SegmentInfo& segment) {
     out.pool = segment.pool == alloc::PoolKind::Small ? views::PoolKind::Small : views::PoolKind::Large;
     out.stream = static_cast<qint64>(segment.stream);
     out.expandable = segment.isExpandable;
+    if (!segment.poolId.isDefault()) out.poolLabel = poolLabel(segment.poolId);
     out.blocks.reserve(segment.blocks.size());
     for (const alloc::BlockInfo& block : segment.blocks) {
         views::ViewBlock b;
@@ -47,6 +48,7 @@ views::ViewSegment toViewSegment(const alloc::SegmentInfo& segment) {
 bool sameReservation(const views::ViewSegment& row, const alloc::SegmentInfo& next) {
     return row.expandable && next.isExpandable && static_cast<qint64>(next.stream) == row.stream &&
            (next.pool == alloc::PoolKind::Small) == (row.pool == views::PoolKind::Small) &&
+           (next.poolId.isDefault() ? QString() : poolLabel(next.poolId)) == row.poolLabel &&
            next.address >= row.address + row.totalSize;
 }
 
@@ -202,6 +204,28 @@ views::SummaryTableData toSummaryTableData(const alloc::DeviceStats& stats, int 
     return data;
 }
 
+QString poolLabel(const alloc::PoolId& id) {
+    const QString pair = QStringLiteral("(%1,%2)").arg(id.first).arg(id.second);
+    if (id.isDefault()) return QStringLiteral("default pool");
+    if (id.second == 0) return QStringLiteral("graph pool ") + pair;
+    return QStringLiteral("private pool ") + pair;
+}
+
+QString poolDescription(const alloc::PoolId& id) {
+    if (id.isDefault()) return QStringLiteral("the default pool (segment_pool_id (0,0))");
+    const QString pair = QStringLiteral("(%1,%2)").arg(id.first).arg(id.second);
+    if (id.second == 0) {
+        return QStringLiteral("a CUDA graph's private pool (segment_pool_id %1: a capture that was given no pool)").arg(pair);
+    }
+    if (id.first == 0) {
+        return QStringLiteral("a private pool (segment_pool_id %1): a torch.cuda.MemPool, or a pool from "
+                              "torch.cuda.graph_pool_handle() shared by CUDA graphs (torch.compile's graph trees); "
+                              "the id alone does not tell which")
+            .arg(pair);
+    }
+    return QStringLiteral("a private pool (segment_pool_id %1)").arg(pair);
+}
+
 views::RunListRow toRunListRow(const storage::RunRow& run) {
     views::RunListRow row;
     row.number = run.number;
@@ -223,6 +247,15 @@ views::RunListRow toRunListRow(const storage::RunRow& run) {
                                : QStringLiteral("%1 before the first recorded event (event %2)")
                                      .arg(live, views::Formatting::count(static_cast<qint64>(h.firstSeq)));
     }
+    switch (run.verdict.kind) {
+        case storage::VerdictKind::Unknown: row.verdict = views::RunVerdictKind::Unknown; break;
+        case storage::VerdictKind::Exact: row.verdict = views::RunVerdictKind::Exact; break;
+        case storage::VerdictKind::Diverged: row.verdict = views::RunVerdictKind::Diverged; break;
+        case storage::VerdictKind::WhatIf: row.verdict = views::RunVerdictKind::WhatIf; break;
+        case storage::VerdictKind::Simulated: row.verdict = views::RunVerdictKind::Simulated; break;
+    }
+    row.verdictText = QString::fromStdString(run.verdict.text);
+    if (run.verdict.entry) row.divergedEntry = static_cast<qint64>(*run.verdict.entry);
     if (run.summary) {
         row.peakReserved = run.summary->peakReserved;
         row.ooms = run.summary->numOoms;
@@ -251,9 +284,11 @@ QString causeText(alloc::EventCause cause, alloc::EventAction action) {
     return QString();
 }
 
-views::BlockInspectorData toBlockInspectorData(const storage::BlockHistory& history, alloc::BlockState state) {
+views::BlockInspectorData toBlockInspectorData(const storage::BlockHistory& history, alloc::BlockState state,
+                                               const alloc::PoolId& pool) {
     views::BlockInspectorData data;
     data.valid = true;
+    data.memoryPool = poolLabel(pool);
     data.address = history.address;
     data.size = history.size;
     data.requested = history.requested;

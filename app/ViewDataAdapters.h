@@ -41,12 +41,23 @@ void appendTimelineMarkers(const std::vector<alloc::Event>& events, std::vector<
 // memory_summary() at one event: the compact current / peak rows and PyTorch's text verbatim.
 views::SummaryTableData toSummaryTableData(const alloc::DeviceStats& stats, int device = 0);
 
+// A segment's memory pool in words, from PyTorch's MempoolId_t conventions (reference §12):
+// (0, 0) "default pool"; (a, 0) "graph pool (a,0)" -- the pool a CUDA graph capture creates for
+// itself when given none; anything else "private pool (a,b)". (0, n) is what both
+// torch.cuda.MemPool() and torch.cuda.graph_pool_handle() (shared by torch.compile's CUDA graph
+// trees) hand out, so the id alone cannot say which: it is not guessed.
+QString poolLabel(const alloc::PoolId& id);
+// The longer explanation of a pool for tooltips.
+QString poolDescription(const alloc::PoolId& id);
+
 views::RunListRow toRunListRow(const storage::RunRow& run);
 views::RunListData toRunListData(const std::vector<storage::RunRow>& runs);
 
 // A block's history for the inspector. `state` is the block's state at the current event
 // (from the layout); the events say what happened to it and why.
-views::BlockInspectorData toBlockInspectorData(const storage::BlockHistory& history, alloc::BlockState state);
+// `pool`: the memory pool of the block's segment (from the layout; blocks carry none).
+views::BlockInspectorData toBlockInspectorData(const storage::BlockHistory& history, alloc::BlockState state,
+                                               const alloc::PoolId& pool = {});
 
 // "released by garbage collection", "requested by the program", ...
 QString causeText(alloc::EventCause cause, alloc::EventAction action);

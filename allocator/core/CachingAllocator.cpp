@@ -246,7 +246,7 @@ Block* CachingAllocator::Impl::allocBlock(BlockPool& pool, StreamId stream, std:
     increase(stats_.reserved_bytes, pool.statType, static_cast<std::int64_t>(allocSize));
     if (allocSize >= config_.maxSplitSize) stats_.oversize_segments.increase(1);
     stats_.num_device_alloc += 1;
-    emit(EventAction::SegmentAlloc, *address, allocSize, allocSize, stream, *address, stackId, pool.kind);
+    emit(EventAction::SegmentAlloc, *address, allocSize, allocSize, stream, *address, stackId, pool.kind, poolIdOf(pool));
     return block;
 }
 

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string_view>
 
+#include "allocator/core/PoolId.h"
+
 namespace allocscope::alloc {
 
 using StreamId = std::uint64_t;  // cudaStream_t as an integer; 0 is the default stream
@@ -52,6 +54,12 @@ struct Event {
     EventAction action = EventAction::Alloc;
     EventCause cause = EventCause::Program;
     PoolKind pool = PoolKind::Large;
+    // The segment's memory pool (PyTorch's segment_pool_id), set on segment events
+    // (segment_alloc / segment_free / segment_map / segment_unmap): (0, 0) = the default pool,
+    // else a private pool (a CUDA graph's, a MemPool). The views label segments with it; block
+    // events leave it (0, 0) because a block's pool is its segment's. 16 bytes more per event;
+    // a pool index would need a table beside every event consumer.
+    PoolId poolId;
 };
 
 // "alloc", "free_requested", ... exactly as PyTorch's snapshot spells them.

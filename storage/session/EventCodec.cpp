@@ -12,6 +12,8 @@ void EventCodec::encode(const alloc::Event* events, std::size_t count, std::stri
     std::uint64_t prevStream = 0;
     for (std::size_t i = 0; i < count; ++i) {
         const alloc::Event& e = events[i];
+        const bool privatePool = !e.poolId.isDefault();
+        if (privatePool) w.byte(kPoolMarker);
         w.byte(static_cast<std::uint8_t>(static_cast<unsigned>(e.action) | (static_cast<unsigned>(e.cause) << 4) |
                                          (e.pool == alloc::PoolKind::Small ? 0x80u : 0u)));
         w.varint(e.opIndex - prevOp);
@@ -21,6 +23,10 @@ void EventCodec::encode(const alloc::Event* events, std::size_t count, std::stri
         w.svarint(static_cast<std::int64_t>(e.stream - prevStream));
         w.svarint(static_cast<std::int64_t>(e.address - e.segment));
         w.varint(e.stackId);
+        if (privatePool) {
+            w.varint(e.poolId.first);
+            w.varint(e.poolId.second);
+        }
         prevOp = e.opIndex;
         prevAddress = e.address;
         prevStream = e.stream;
@@ -36,7 +42,9 @@ void EventCodec::decode(std::string_view blob, std::uint64_t firstSeq, std::size
     out.reserve(out.size() + count);
     for (std::size_t i = 0; i < count; ++i) {
         alloc::Event e;
-        const std::uint8_t head = r.byte();
+        std::uint8_t head = r.byte();
+        const bool privatePool = head == kPoolMarker;
+        if (privatePool) head = r.byte();
         const unsigned action = head & 0x0f;
         const unsigned cause = (head >> 4) & 0x07;
         if (action >= static_cast<unsigned>(alloc::kEventActionCount) || cause >= static_cast<unsigned>(alloc::kEventCauseCount)) {
@@ -55,6 +63,12 @@ void EventCodec::decode(std::string_view blob, std::uint64_t firstSeq, std::size
         const std::uint64_t stack = r.varint();
         if (stack > 0xffffffffu) r.damaged();
         e.stackId = static_cast<std::uint32_t>(stack);
+        if (privatePool) {
+            e.poolId.first = r.varint();
+            e.poolId.second = r.varint();
+            // The marker is written only for a private pool: (0, 0) here is a damaged chunk.
+            if (e.poolId.isDefault()) r.damaged();
+        }
         prevOp = e.opIndex;
         prevAddress = e.address;
         prevStream = e.stream;

@@ -10,6 +10,7 @@
 #include "allocator/device/GpuPresets.h"
 #include "allocator/device/SimulatedDevice.h"
 #include "allocator/config/ConfigParser.h"
+#include "allocator/replay/ReplayVerdict.h"
 #include "allocator/replay/TraceReplayer.h"
 #include "storage/formats/FormatError.h"
 #include "storage/import/TraceImport.h"
@@ -80,6 +81,23 @@ std::string divergenceText(const alloc::ReplayResult& result) {
         out << "final layout: " << *result.layoutDifference;
     }
     return out.str();
+}
+
+// Did the replay compare itself with a recording, and what came out? TraceReplayer's rule: it
+// compares with options.expected when given; otherwise a replay with recorded placement (no
+// placement model: a trace under its own settings) compares with the replayed trace itself, and a
+// what-if (a placement model, no expected recording) compares with nothing.
+RunVerdict verdictOf(const alloc::ReplayResult& result, const alloc::RecordedTrace& trace, const alloc::ReplayOptions& options) {
+    const bool compared = options.expected != nullptr || options.placement == nullptr;
+    if (!compared) {
+        return {VerdictKind::WhatIf, "what-if (not compared): the recording ran under another config", std::nullopt};
+    }
+    const std::size_t entries = (options.expected != nullptr ? options.expected : &trace)->entries.size();
+    RunVerdict verdict;
+    verdict.kind = result.exact() ? VerdictKind::Exact : VerdictKind::Diverged;
+    verdict.text = alloc::replayVerdict(result, entries);
+    if (const std::optional<std::size_t> entry = alloc::replayVerdictEntry(result, entries)) verdict.entry = *entry;
+    return verdict;
 }
 
 struct ResolvedGpu {
@@ -273,6 +291,7 @@ RecordedReplay recordReplay(SessionWriter& writer, const alloc::RecordedTrace& t
     }
     recorder.setPhases(phases.finish(sink.count(), program.ops.empty() ? 0 : program.ops.size() - 1));
     out.divergence = divergenceText(out.result);
+    recorder.setVerdict(verdictOf(out.result, trace, options));
     recorder.finish(&trace.stacks, out.divergence);
     if (progress) progress(entries, entries);
     return out;

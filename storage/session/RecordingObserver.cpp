@@ -42,7 +42,17 @@ RecordingObserver::RecordingObserver(SessionWriter& writer, const alloc::Program
     : program_(program),
       stacks_(stacks),
       totalMemory_(judgedTotal(target)),
-      recorder_(writer, infoOf(target, totalMemory_), initialStats(target, totalMemory_)) {}
+      recorder_(writer, infoOf(target, totalMemory_), initialStats(target, totalMemory_)) {
+    // A program run is simulated and checked against nothing: a workload has no recording, and a
+    // recorded trace run as a program (Compare, recommend) is not compared with its recording.
+    if (target.info.sourceKind == "demo") {
+        recorder_.setVerdict({VerdictKind::Simulated, "simulated (a workload run: no recording to compare with)", {}});
+    } else {
+        recorder_.setVerdict({VerdictKind::WhatIf,
+                              "what-if (not compared): the recorded program run under this config, not checked against the recording",
+                              {}});
+    }
+}
 
 void RecordingObserver::beforeOp(const alloc::Op& op, std::uint64_t index) {
     // A mark sits between the events of the ops before it and those of the ops after it.

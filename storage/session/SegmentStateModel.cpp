@@ -286,7 +286,7 @@ bool SegmentStateModel::freeCompleted(const alloc::Event& e) {
 bool SegmentStateModel::segmentAlloc(const alloc::Event& e) {
     if (e.size == 0 || segments_.count(e.address) != 0 || blocks_.count(e.address) != 0) return false;
     touchSegment(e.address);
-    segments_[e.address] = ModelSegment{e.size, e.stream, e.stackId, e.pool, false};
+    segments_[e.address] = ModelSegment{e.size, e.stream, e.stackId, e.pool, false, e.poolId};
     ModelBlock block;
     block.size = e.size;
     block.segment = e.address;
@@ -328,7 +328,7 @@ bool SegmentStateModel::segmentMap(const alloc::Event& e) {
     auto res = segments_.find(base);
     if (res == segments_.end()) {
         touchSegment(base);
-        res = segments_.emplace(base, ModelSegment{0, e.stream, e.stackId, e.pool, true}).first;
+        res = segments_.emplace(base, ModelSegment{0, e.stream, e.stackId, e.pool, true, e.poolId}).first;
     } else if (!res->second.expandable) {
         return false;
     }
@@ -452,6 +452,7 @@ std::vector<alloc::SegmentInfo> SegmentStateModel::segments() const {
             seg.totalSize = meta.size;
             seg.stream = meta.stream;
             seg.pool = meta.pool;
+            seg.poolId = meta.poolId;
             seg.stackId = meta.stackId;
             for (; it != blocks_.end() && it->second.segment == address && it->first < address + meta.size; ++it) {
                 addBlock(seg, it->first, it->second);
@@ -468,6 +469,7 @@ std::vector<alloc::SegmentInfo> SegmentStateModel::segments() const {
                 current->address = it->first;
                 current->stream = meta.stream;
                 current->pool = meta.pool;
+                current->poolId = meta.poolId;
                 current->isExpandable = true;
                 current->stackId = meta.stackId;
             }

@@ -43,6 +43,7 @@ struct ModelSegment {
     std::uint32_t stackId = 0;
     alloc::PoolKind pool = alloc::PoolKind::Large;
     bool expandable = false;
+    alloc::PoolId poolId;  // segment_pool_id, from the segment event that created it
     bool operator==(const ModelSegment&) const = default;
 };
 

@@ -3,6 +3,7 @@
 #include "storage/session/ByteCodec.h"
 #include "storage/session/EventCodec.h"
 #include "storage/session/HistoryStartTable.h"
+#include "storage/session/RunVerdictTable.h"
 #include "storage/session/SessionError.h"
 #include "storage/session/SessionSchema.h"
 #include "storage/session/StateCodec.h"
@@ -82,10 +83,13 @@ std::vector<RunRow> SessionReader::runs() {
     SqliteStatement s = db_.prepare(std::string(kRunSelect) + " ORDER BY r.id");
     std::vector<RunRow> out;
     const std::map<std::int64_t, HistoryStart> starts = HistoryStartTable::readAll(db_);
+    const std::map<std::int64_t, RunVerdict> verdicts = RunVerdictTable::readAll(db_);
     while (s.step()) {
         out.push_back(readRun(s));
         const auto start = starts.find(out.back().number);
         if (start != starts.end()) out.back().historyStart = start->second;
+        const auto verdict = verdicts.find(out.back().number);
+        if (verdict != verdicts.end()) out.back().verdict = verdict->second;
     }
     return out;
 }
@@ -96,6 +100,7 @@ RunRow SessionReader::run(int number) {
     if (!s.step()) throw SessionError("no run " + std::to_string(number) + " in this session", path());
     RunRow row = readRun(s);
     row.historyStart = HistoryStartTable::read(db_, number);
+    row.verdict = RunVerdictTable::read(db_, number);
     return row;
 }
 

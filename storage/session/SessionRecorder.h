@@ -55,6 +55,9 @@ public:
     // Where the recorded history starts when it starts mid-run (HistoryStartTable), stored by
     // finish() or interrupt() in the same transaction.
     void setHistoryStart(const HistoryStart& start) { historyStart_ = start; }
+    // Whether the run was compared with a recording (RunVerdictTable), stored by finish() or
+    // interrupt() in the same transaction. Without it the run reads as VerdictKind::Unknown.
+    void setVerdict(RunVerdict verdict) { verdict_ = std::move(verdict); }
     // Stores stacks, summary and heatmap, marks the run complete and waits for the commit.
     void finish(const alloc::StackTable* stacks = nullptr, const std::string& divergence = {});
     // A recording stopped on purpose (cancelled): commits what was recorded with its stacks and
@@ -76,6 +79,7 @@ private:
     bool finished_ = false;
     std::vector<PhaseSpan> phases_;
     std::optional<HistoryStart> historyStart_;
+    std::optional<RunVerdict> verdict_;
     bool restoredSinceSync_ = false;
 };
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "allocator/core/DeviceStats.h"
@@ -55,6 +56,25 @@ struct HistoryStart {
     bool operator==(const HistoryStart&) const = default;
 };
 
+// Whether a run was checked against a recording, and how that came out (RunVerdictTable). A
+// replay of a trace under its own recorded settings (an import) is compared with the recording:
+// Exact or Diverged. A what-if (another config, no recording of it to compare with) and a
+// workload run (simulated, nothing recorded) are not compared. Unknown: the session holds no
+// verdict for the run (recorded before verdicts were stored, or a replay cancelled before its
+// comparison finished) -- never to be read as exact.
+enum class VerdictKind { Unknown, Exact, Diverged, WhatIf, Simulated };
+const char* verdictKindName(VerdictKind kind);  // "unknown", "exact", "diverged", "what_if", "simulated"
+std::optional<VerdictKind> verdictKindFromName(std::string_view name);
+
+struct RunVerdict {
+    VerdictKind kind = VerdictKind::Unknown;
+    // The full verdict: "exact", "diverged at trace entry K: <what>", "what-if (not compared)",
+    // "simulated (no recording to compare with)"; "" for Unknown.
+    std::string text;
+    std::optional<std::uint64_t> entry;  // Diverged: the trace entry K of the first difference
+    bool operator==(const RunVerdict&) const = default;
+};
+
 struct RunRow {
     int number = 0;  // from 1, in creation order
     RunInfo info;
@@ -64,6 +84,7 @@ struct RunRow {
     std::string divergence;              // import: how the replay differed from the recording
     std::optional<RunSummary> summary;   // complete runs only
     std::optional<HistoryStart> historyStart;  // set when the recorded history starts mid-run
+    RunVerdict verdict;                  // Unknown when the session stores none for the run
 };
 
 struct SeriesRange {

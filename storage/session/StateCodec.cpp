@@ -8,6 +8,11 @@ namespace allocscope::storage {
 namespace {
 
 using alloc::DeviceStats;
+
+// A keyframe segment's flags: 1 small pool, 2 expandable, 4 a private pool id (two varints)
+// follows. Keyframes written before pool ids never set 4, so they decode unchanged (default pool),
+// and a session without private pools is stored byte for byte as before.
+constexpr unsigned kPrivatePoolFlag = 4;
 using alloc::StatArray;
 
 constexpr std::array<StatArray DeviceStats::*, 9> kArrays = {
@@ -74,7 +79,13 @@ std::string StateCodec::encodeKeyframe(const SegmentStateModel& model) {
         w.varint(seg.size);
         w.varint(seg.stream);
         w.varint(seg.stackId);
-        w.byte(static_cast<std::uint8_t>((seg.pool == alloc::PoolKind::Small ? 1 : 0) | (seg.expandable ? 2 : 0)));
+        const bool privatePool = !seg.poolId.isDefault();
+        w.byte(static_cast<std::uint8_t>((seg.pool == alloc::PoolKind::Small ? 1u : 0u) | (seg.expandable ? 2u : 0u) |
+                                         (privatePool ? kPrivatePoolFlag : 0u)));
+        if (privatePool) {
+            w.varint(seg.poolId.first);
+            w.varint(seg.poolId.second);
+        }
     }
     w.varint(model.blocks().size());
     prev = 0;
@@ -117,6 +128,12 @@ void StateCodec::decodeKeyframe(std::string_view blob, std::uint64_t seq, Segmen
         const std::uint8_t flags = r.byte();
         seg.pool = (flags & 1) != 0 ? alloc::PoolKind::Small : alloc::PoolKind::Large;
         seg.expandable = (flags & 2) != 0;
+        if ((static_cast<unsigned>(flags) & ~(1u | 2u | kPrivatePoolFlag)) != 0) r.damaged();
+        if ((static_cast<unsigned>(flags) & kPrivatePoolFlag) != 0) {
+            seg.poolId.first = r.varint();
+            seg.poolId.second = r.varint();
+            if (seg.poolId.isDefault()) r.damaged();
+        }
         segments.emplace_hint(segments.end(), prev, seg);
     }
     const std::uint64_t blockCount = r.varint();

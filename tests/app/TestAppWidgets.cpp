@@ -99,7 +99,7 @@ private slots:
         const QStringList lines = w.model()->toCsv().split('\n', Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 4);
         QVERIFY(lines[0].startsWith("run,name,config,peak_reserved_bytes,ooms"));
-        QCOMPARE(lines[2], QString("2,\"b, with comma\",expandable_segments:True,943718400,1,0,,,complete"));
+        QCOMPARE(lines[2], QString("2,\"b, with comma\",expandable_segments:True,943718400,1,0,,,complete,unknown"));
     }
 
     void inspectorShowsEventsAndLinksToThem() {

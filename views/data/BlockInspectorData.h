@@ -33,6 +33,7 @@ struct BlockInspectorData {
     quint64 segment = 0;       // address of the segment (or expandable reservation) it is in
     QString state;             // "active_allocated", "active_pending_free", "inactive"
     QString pool;              // "small" / "large"
+    QString memoryPool;        // the segment's pool: "default", "graph pool (1,0)", "MemPool (0,1)", ...
     std::vector<InspectorEvent> events;  // in event order
     std::vector<StackFrameText> stack;   // innermost first
 };

@@ -37,6 +37,9 @@ struct ViewSegment {
     PoolKind pool = PoolKind::Large;
     qint64 stream = 0;
     bool expandable = false;
+    // Which memory pool owns the segment, in words: "" for the default pool, else
+    // "graph pool (1,0)", "MemPool (0,1)" or "private pool (a,b)" (app's poolLabel()).
+    QString poolLabel;
     std::vector<ViewBlock> blocks;  // in address order, covering [address, address + totalSize)
 };
 

@@ -52,6 +52,7 @@ void BlockInspectorWidget::setData(BlockInspectorData data) {
     html += row(tr("Stream"), data_.stream == 0 ? tr("0 (default)") : QStringLiteral("0x%1").arg(data_.stream, 0, 16));
     if (data_.segment != 0) html += row(tr("Segment"), Formatting::address(data_.segment));
     if (!data_.pool.isEmpty()) html += row(tr("Pool"), data_.pool);
+    if (!data_.memoryPool.isEmpty()) html += row(tr("Memory pool"), data_.memoryPool);
     html += QStringLiteral("</table><h4>%1</h4>").arg(tr("Events"));
     if (data_.events.empty()) html += QStringLiteral("<p><i>%1</i></p>").arg(tr("Never allocated (a free remainder of its segment)."));
     html += QStringLiteral("<ul>");

@@ -1,7 +1,9 @@
 #include "views/widgets/RunListModel.h"
 
+#include <QColor>
 #include <QStringList>
 
+#include "views/data/RunVerdictText.h"
 #include "views/util/Formatting.h"
 
 namespace allocscope::views {
@@ -42,12 +44,16 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
                              index.column() == OomsColumn || index.column() == EventsColumn;
         return QVariant::fromValue(numeric ? Qt::AlignRight | Qt::AlignVCenter : Qt::AlignLeft | Qt::AlignVCenter);
     }
+    if (role == Qt::ToolTipRole && index.column() == VerdictColumn) return RunVerdictText::toolTip(run);
+    if (role == Qt::ForegroundRole && index.column() == VerdictColumn && run.verdict == RunVerdictKind::Diverged) {
+        return QColor(0xc0, 0x39, 0x2b);  // a diverged replay stands out in the list as well
+    }
     if (role == Qt::ToolTipRole) {
         QString tip = QStringLiteral("Run %1: %2\nSource: %3\nConfig: %4\nGPU: %5\nStatus: %6")
                           .arg(run.number)
                           .arg(run.name, run.source, run.config.isEmpty() ? QStringLiteral("(defaults)") : run.config, run.gpu, run.status);
         if (!run.historyStart.isEmpty()) tip += QStringLiteral("\nHistory starts mid-run: ") + run.historyStart;
-        if (!run.divergence.isEmpty()) tip += QStringLiteral("\nReplay differed from the recording: ") + run.divergence;
+        tip += QStringLiteral("\nVerdict: ") + RunVerdictText::shortText(run);
         return tip;
     }
     if (role != Qt::DisplayRole && role != SortRole) return {};
@@ -60,6 +66,7 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
             if (!run.historyStart.isEmpty()) notes << QStringLiteral("history starts mid-run");
             return notes.isEmpty() || sort ? run.name : run.name + QStringLiteral(" (") + notes.join(QStringLiteral("; ")) + QLatin1Char(')');
         }
+        case VerdictColumn: return RunVerdictText::shortText(run);
         case ConfigColumn: return run.config.isEmpty() && !sort ? QStringLiteral("(defaults)") : run.config;
         case PeakReservedColumn:
             if (sort) return run.peakReserved;
@@ -76,9 +83,12 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
 
 QVariant RunListModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal) return {};
-    static const char* const kTitles[NUM_COLUMNS] = {"#", "Name", "Config", "Peak reserved", "OOMs", "Events", "Source", "GPU"};
+    static const char* const kTitles[NUM_COLUMNS] = {"#", "Name", "Verdict", "Config", "Peak reserved", "OOMs", "Events", "Source", "GPU"};
     static const char* const kTips[NUM_COLUMNS] = {
-        "Run number in the session", "Workload or imported file", "PYTORCH_CUDA_ALLOC_CONF of the run",
+        "Run number in the session", "Workload or imported file",
+        "Was the run compared with a recording? exact / diverged (a replay under the recording's own settings), "
+        "what-if (another config: not compared), simulated (a workload), unknown (no verdict stored)",
+        "PYTORCH_CUDA_ALLOC_CONF of the run",
         "Highest reserved (cudaMalloc'ed) memory during the run", "Out-of-memory errors the program saw",
         "Allocator events recorded", "Where the run came from", "Simulated GPU"};
     if (section < 0 || section >= NUM_COLUMNS) return {};
@@ -88,12 +98,13 @@ QVariant RunListModel::headerData(int section, Qt::Orientation orientation, int 
 }
 
 QString RunListModel::toCsv() const {
-    QString out = QStringLiteral("run,name,config,peak_reserved_bytes,ooms,events,source,gpu,status\n");
+    QString out = QStringLiteral("run,name,config,peak_reserved_bytes,ooms,events,source,gpu,status,verdict\n");
     for (const RunListRow& run : runs_) {
         QStringList fields{QString::number(run.number), csvField(run.name), csvField(run.config),
                            run.peakReserved < 0 ? QString() : QString::number(run.peakReserved),
                            run.ooms < 0 ? QString() : QString::number(run.ooms), QString::number(run.eventCount),
-                           csvField(run.source), csvField(run.gpu), run.status};
+                           csvField(run.source), csvField(run.gpu), run.status,
+                           csvField(run.verdict == RunVerdictKind::Unknown ? RunVerdictText::shortText(run) : run.verdictText)};
         out += fields.join(QLatin1Char(',')) + QLatin1Char('\n');
     }
     return out;

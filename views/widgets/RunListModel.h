@@ -1,5 +1,6 @@
 #pragma once
-// The session's runs as a table: number, name, source, config, GPU, peak reserved, OOMs, events.
+// The session's runs as a table: number, name, verdict (compared with a recording?), config, peak
+// reserved, OOMs, events, source, GPU.
 // SortRole gives raw numbers so the proxy sorts 2 GiB above 900 MiB.
 #include <QAbstractTableModel>
 
@@ -10,7 +11,7 @@ namespace allocscope::views {
 class RunListModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { NumberColumn = 0, NameColumn, ConfigColumn, PeakReservedColumn, OomsColumn, EventsColumn, SourceColumn, GpuColumn, NUM_COLUMNS };
+    enum Column { NumberColumn = 0, NameColumn, VerdictColumn, ConfigColumn, PeakReservedColumn, OomsColumn, EventsColumn, SourceColumn, GpuColumn, NUM_COLUMNS };
     enum Roles { SortRole = Qt::UserRole + 1, RunNumberRole };
 
     explicit RunListModel(QObject* parent = nullptr);

@@ -46,6 +46,10 @@ void SegmentMapCanvas::setData(SegmentMapData input) {
     data_ = std::move(input);
     maxSegmentSize_ = 1;
     for (const ViewSegment& s : data_.segments) maxSegmentSize_ = std::max(maxSegmentSize_, s.totalSize);
+    const bool hadPrivatePool = anyPrivatePool_;
+    anyPrivatePool_ = std::any_of(data_.segments.begin(), data_.segments.end(),
+                                  [](const ViewSegment& s) { return !s.poolLabel.isEmpty(); });
+    if (anyPrivatePool_ || hadPrivatePool) updateMetrics();  // the pool tags widen the label column
     selection_.reset();
     // Keep the selection across updates when the same block still exists (moving the cursor in
     // time should not lose what the user is looking at).
@@ -65,6 +69,13 @@ void SegmentMapCanvas::updateMetrics() {
     const QFontMetrics fm(font());
     rowHeight_ = std::max(22, fm.height() + 8);
     labelWidth_ = kMargin + Formatting::addressWidth(fm) + fm.horizontalAdvance(QStringLiteral("  000.0 MiB  large  s00  exp")) + kMargin;
+    if (anyPrivatePool_) {
+        // Room for the widest row's tags, pool included, so that "graph pool (1,0)" is read, not
+        // elided (streams of real traces are 10-digit handles: measure the tags themselves).
+        const int fixed = kMargin + Formatting::addressWidth(fm) + fm.horizontalAdvance(QStringLiteral("  000.0 MiB  ")) + kMargin;
+        for (int i = 0; i < static_cast<int>(data_.segments.size()); ++i)
+            labelWidth_ = std::max(labelWidth_, fixed + fm.horizontalAdvance(rowTags(i)) + fm.horizontalAdvance(QStringLiteral("  ")));
+    }
 }
 
 int SegmentMapCanvas::barAreaWidth() const { return std::max(20, viewport()->width() - barLeft() - kMargin); }
@@ -187,11 +198,21 @@ QString SegmentMapCanvas::describeSegment(int segment) const {
     quint64 used = 0;
     for (const ViewBlock& b : s.blocks)
         if (b.state == BlockState::Allocated || b.state == BlockState::PendingFree) used += b.size;
-    return QStringLiteral("Segment %1\n%2, %3 pool, stream %4%5\n%6 blocks, %7 in use")
+    return QStringLiteral("Segment %1\n%2, %3 pool, stream %4%5\nMemory pool: %6\n%7 blocks, %8 in use")
         .arg(Formatting::address(s.address), Formatting::bytes(s.totalSize),
              s.pool == PoolKind::Small ? QStringLiteral("small") : QStringLiteral("large"), QString::number(s.stream),
-             s.expandable ? QStringLiteral(", expandable") : QString(), QString::number(s.blocks.size()),
+             s.expandable ? QStringLiteral(", expandable") : QString(),
+             s.poolLabel.isEmpty() ? QStringLiteral("default pool") : s.poolLabel, QString::number(s.blocks.size()),
              Formatting::bytes(used));
+}
+
+QString SegmentMapCanvas::rowTags(int segment) const {
+    const ViewSegment& seg = data_.segments[static_cast<std::size_t>(segment)];
+    QString tags = seg.pool == PoolKind::Small ? QStringLiteral("small") : QStringLiteral("large");
+    tags += QStringLiteral("  s%1").arg(seg.stream);
+    if (seg.expandable) tags += QStringLiteral("  exp");
+    if (anyPrivatePool_) tags += QStringLiteral("  ") + (seg.poolLabel.isEmpty() ? QStringLiteral("default pool") : seg.poolLabel);
+    return tags;
 }
 
 QString SegmentMapCanvas::describeBlock(const BlockRef& ref) const {
@@ -211,6 +232,7 @@ QString SegmentMapCanvas::describeBlock(const BlockRef& ref) const {
                 .arg(Formatting::address(s.address), Formatting::bytes(s.totalSize),
                      s.pool == PoolKind::Small ? QStringLiteral("small") : QStringLiteral("large"),
                      s.expandable ? QStringLiteral(", expandable") : QString());
+    if (!s.poolLabel.isEmpty()) text += QStringLiteral("\nmemory pool: ") + s.poolLabel;
     return text;
 }
 
@@ -278,9 +300,7 @@ void SegmentMapCanvas::paintRow(QPainter& painter, int segment, const QRect& cli
     const QRect sizeRect(sizeLeft, top, fm.horizontalAdvance(QStringLiteral("000.0 MiB")), rowHeight_);
     painter.drawText(sizeRect, Qt::AlignRight | Qt::AlignVCenter, Formatting::bytes(seg.totalSize));
     painter.setPen(colors_.mutedText);
-    QString tags = seg.pool == PoolKind::Small ? QStringLiteral("small") : QStringLiteral("large");
-    tags += QStringLiteral("  s%1").arg(seg.stream);
-    if (seg.expandable) tags += QStringLiteral("  exp");
+    const QString tags = rowTags(segment);
     const QRect tagRect(sizeRect.right() + fm.horizontalAdvance(QStringLiteral("  ")), top,
                         label.right() - sizeRect.right(), rowHeight_);
     painter.drawText(tagRect, Qt::AlignLeft | Qt::AlignVCenter, fm.elidedText(tags, Qt::ElideRight, tagRect.width()));

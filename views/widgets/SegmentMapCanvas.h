@@ -42,6 +42,9 @@ public:
     std::optional<BlockRef> blockAt(const QPoint& viewportPos) const;
     QString describeBlock(const BlockRef& ref) const;
     QString describeSegment(int segment) const;
+    // The muted tags after a row's size: "large  s0  exp", plus the segment's memory pool
+    // ("graph pool (1,0)", or "default pool" beside them) when any segment shown is in a private pool.
+    QString rowTags(int segment) const;
 
     QSize sizeHint() const override { return QSize(800, 400); }
 
@@ -84,6 +87,7 @@ private:
     double zoom_ = 1.0;
     int rowHeight_ = 24;
     int labelWidth_ = 280;
+    bool anyPrivatePool_ = false;  // some segment has a poolLabel: every row names its pool
     std::optional<BlockRef> selection_;
 };
 

@@ -111,7 +111,7 @@ public:
     detail::Segment* newSegment();
     void deleteSegment(detail::Segment* segment);
     void emit(EventAction action, std::uint64_t address, std::uint64_t size, std::uint64_t roundedSize,
-              StreamId stream, std::uint64_t segment, std::uint32_t stackId, PoolKind pool) {
+              StreamId stream, std::uint64_t segment, std::uint32_t stackId, PoolKind pool, PoolId poolId = {}) {
         if (sink_ == nullptr) {
             ++seq_;
             return;
@@ -128,8 +128,11 @@ public:
         event.action = action;
         event.cause = cause_;
         event.pool = pool;
+        event.poolId = poolId;
         sink_->onEvent(event);
     }
+    // The segment_pool_id of a BlockPool's segments: (0, 0) for the default pools.
+    static PoolId poolIdOf(const detail::BlockPool& pool) { return pool.owner != nullptr ? pool.owner->id : PoolId{}; }
     // Stat updates to "all" and the pool's own bucket.
     void increase(StatArray& array, std::size_t poolType, std::int64_t amount) {
         array[kAggregate].increase(amount);

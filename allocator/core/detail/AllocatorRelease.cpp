@@ -16,7 +16,7 @@ void CachingAllocator::Impl::releaseBlock(Block* block) {
     BlockPool& pool = *block->pool;
     stats_.num_device_free += 1;
     emit(EventAction::SegmentFree, block->address, block->size, block->size, block->stream, block->address,
-         block->segment->stackId, pool.kind);
+         block->segment->stackId, pool.kind, poolIdOf(pool));
     device_.freeSegment(block->address, block->size);
     totalAllocatedMemory_ -= block->size;
     if (pool.owner != nullptr) --pool.owner->segments;

@@ -143,7 +143,7 @@ private:
         add(stats.reserved_bytes, pool.statType, info.totalSize);
         if (info.totalSize >= impl_.config_.maxSplitSize) stats.oversize_segments.current += 1;
         impl_.emit(EventAction::SegmentAlloc, info.address, info.totalSize, info.totalSize, info.stream, info.address,
-                   info.stackId, pool.kind);
+                   info.stackId, pool.kind, CachingAllocator::Impl::poolIdOf(pool));
     }
 
     // An expandable reservation: its mapped ranges (segment_map each), the pages between and
@@ -194,7 +194,7 @@ private:
             impl_.totalAllocatedMemory_ += range.totalSize;
             add(impl_.stats_.reserved_bytes, pool.statType, range.totalSize);
             impl_.emit(EventAction::SegmentMap, range.address, range.totalSize, range.totalSize, range.stream,
-                       space.address, segment->stackId, pool.kind);
+                       space.address, segment->stackId, pool.kind, CachingAllocator::Impl::poolIdOf(pool));
         }
         unmapped(space.address + space.size);
     }

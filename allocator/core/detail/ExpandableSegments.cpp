@@ -94,7 +94,7 @@ bool CachingAllocator::Impl::mapBlock(Block* toMap, std::uint64_t size) {
     increase(stats_.reserved_bytes, pool.statType, static_cast<std::int64_t>(mappedSize));
     stats_.num_device_alloc += 1;
     emit(EventAction::SegmentMap, segment.address + begin * page, mappedSize, mappedSize, toMap->stream,
-         segment.address, segment.stackId, pool.kind);
+         segment.address, segment.stackId, pool.kind, poolIdOf(pool));
     return true;
 }
 
@@ -173,7 +173,7 @@ void CachingAllocator::Impl::unmapBlock(Block* block) {
     decrease(stats_.reserved_bytes, pool.statType, static_cast<std::int64_t>(unmappedSize));
     stats_.num_device_free += 1;
     emit(EventAction::SegmentUnmap, unmappedAddress, unmappedSize, unmappedSize, block->stream, segment.address,
-         segment.stackId, pool.kind);
+         segment.stackId, pool.kind, poolIdOf(pool));
 }
 
 // release_expandable_segment(): the reservation is one unmapped block again: give it back.

@@ -11,10 +11,10 @@
 #include "allocator/config/ConfigParser.h"
 #include "allocator/replay/DriverPlacementModel.h"
 #include "allocator/replay/ReferencePlacement.h"
+#include "allocator/replay/ReplayVerdict.h"
 #include "allocator/replay/TraceReplayer.h"
 #include "app/cli/DeviceOptions.h"
 #include "app/cli/RealGpuReplay.h"
-#include "app/cli/ReplayVerdict.h"
 #include "app/cli/StatsJson.h"
 #include "app/cli/TruncationReport.h"
 #include "app/cli/VerbRegistry.h"
@@ -261,7 +261,7 @@ int runReplay(VerbContext& ctx) {
                << s.num_ooms << "\n";
         if (!realGpu.finish(options, trace.device, result, report, error)) return badInput(ctx, error, "--gpu " + device->name);
         if (exact || compare) {
-            report << "  verdict: " << replayVerdict(result, (compare ? compare : &trace)->entries.size()) << "\n";
+            report << "  verdict: " << alloc::replayVerdict(result, (compare ? compare : &trace)->entries.size()) << "\n";
             if (result.exact() && trace.hasSegmentEvents) {
                 report << "  reproduces the recording: every segment event, block address and the final layout\n";
             } else if (result.exact()) {

@@ -1,8 +1,8 @@
-#include "app/cli/ReplayVerdict.h"
+#include "allocator/replay/ReplayVerdict.h"
 
-namespace allocscope::cli {
+namespace allocscope::alloc {
 
-std::string replayVerdict(const alloc::ReplayResult& result, std::size_t entries) {
+std::string replayVerdict(const ReplayResult& result, std::size_t entries) {
     if (result.exact()) return "exact";
     if (result.divergence) {
         return "diverged at trace entry " + std::to_string(result.divergence->entryIndex) + ": " + result.divergence->what;
@@ -15,4 +15,11 @@ std::string replayVerdict(const alloc::ReplayResult& result, std::size_t entries
     return "diverged at trace entry " + std::to_string(entries) + " (the final segments): " + *result.layoutDifference;
 }
 
-}  // namespace allocscope::cli
+std::optional<std::size_t> replayVerdictEntry(const ReplayResult& result, std::size_t entries) {
+    if (result.exact()) return std::nullopt;
+    if (result.divergence) return result.divergence->entryIndex;
+    if (result.unexpectedOomOp) return std::nullopt;
+    return entries;
+}
+
+}  // namespace allocscope::alloc
