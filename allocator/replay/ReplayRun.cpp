@@ -1,11 +1,20 @@
 #include "allocator/replay/ReplayRun.h"
 
 #include <sstream>
+#include <string_view>
 
 #include "allocator/core/HexAddress.h"
 #include "allocator/core/RestorePlan.h"
 
 namespace allocscope::alloc {
+
+namespace {
+
+bool endsWith(std::string_view text, std::string_view suffix) {
+    return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+}  // namespace
 
 // Collects the events of the step being run; the replayer decides whether to keep the step.
 class ReplayRun::Capture final : public EventSink {
@@ -180,10 +189,7 @@ bool ReplayRun::inGraphTreesRecording(std::uint32_t stackId) {
     auto [it, fresh] = recordingStacks_.try_emplace(stackId, false);
     if (!fresh) return it->second;
     for (const Frame& frame : trace_.stacks.stack(stackId)) {
-        const std::string_view file = frame.filename;
-        const std::string_view suffix = "cudagraph_trees.py";
-        if (frame.name == "_record" && file.size() >= suffix.size() &&
-            file.substr(file.size() - suffix.size()) == suffix) {
+        if (frame.name == "_record" && endsWith(frame.filename, "cudagraph_trees.py")) {
             it->second = true;
             break;
         }
@@ -203,10 +209,12 @@ void ReplayRun::endRoute(PoolId pool) {
 
 // empty_cache() releases a private pool's segments only once the pool is freeable (its graph or
 // MemPool is gone), which no trace entry shows: a recorded release of a pool's segment says it was.
-// A graph's pool is released when the graph is reset and its segments go with the next
-// empty_cache(). A MemPool's destructor releases the pool and at once calls emptyCache(its id),
-// a sync of its own: such pools are returned for the caller to release after the step's
-// empty_cache(), in the order the recording shows (the default pool's segments first).
+// A graph's pool is released when the graph is reset, and its segments go with the next
+// torch.cuda.empty_cache(). A MemPool's destructor releases the pool and at once calls
+// emptyCache(its id), a sync of its own: its releases are the ones whose Python stack is not in
+// torch.cuda.empty_cache(). Those pools are returned for the caller to release after the step's
+// empty_cache(), in the order the recording shows (the default pool's segments first). Without a
+// stack the release is taken as the explicit call's (one sync fewer if a MemPool did it).
 ReplayRun::PoolReleases ReplayRun::releasePoolsFreedIn(const TraceStep& step) {
     PoolReleases out;
     const std::size_t last = step.program == kNoEntry ? step.end : step.program;
@@ -214,16 +222,25 @@ ReplayRun::PoolReleases ReplayRun::releasePoolsFreedIn(const TraceStep& step) {
         const RecordedEntry& e = trace_.entries[i];
         if (!TraceSteps::isRelease(e.action)) continue;
         const std::optional<PoolId> pool = allocator_->poolOfAddress(e.address);
-        if (!pool || !pool->isMemPool()) out.others = true;
+        const bool byOwner = pool && !pool->isDefault() && inEmptyCacheCall(e.stackId) == false;
+        if (!byOwner) out.others = true;
         if (!pool || pool->isDefault() || createdPools_.erase(*pool) == 0) continue;
-        if (pool->isMemPool()) {
-            out.memPools.push_back(*pool);
+        if (byOwner) {
+            out.byOwner.push_back(*pool);
             continue;
         }
         push(Op::pool(OpKind::ReleasePool, *pool));
         allocator_->releasePool(*pool);
     }
     return out;
+}
+
+std::optional<bool> ReplayRun::inEmptyCacheCall(std::uint32_t stackId) const {
+    if (stackId == 0) return std::nullopt;
+    for (const Frame& frame : trace_.stacks.stack(stackId)) {
+        if (frame.name == "empty_cache" && endsWith(frame.filename, "cuda/memory.py")) return true;
+    }
+    return false;
 }
 
 StepOutcome ReplayRun::runStep(std::size_t k, bool withEmptyCache) {
@@ -237,16 +254,16 @@ StepOutcome ReplayRun::runStep(std::size_t k, bool withEmptyCache) {
     if (withEmptyCache) {
         PoolReleases released{{}, true};
         if (routing_ != nullptr) released = releasePoolsFreedIn(step);
-        // Only MemPools' segments went: their destructors did it, not an empty_cache() call.
-        if (released.others || released.memPools.empty()) {
+        // Only pools their owners released went: no torch.cuda.empty_cache() call did it.
+        if (released.others || released.byOwner.empty()) {
             out.programOp = push(Op::simple(OpKind::EmptyCache));
             allocator_->emptyCache();
         }
-        for (const PoolId pool : released.memPools) {
+        for (const PoolId pool : released.byOwner) {
             push(Op::pool(OpKind::ReleasePool, pool));
             allocator_->releasePool(pool);
             const std::uint64_t op = push(Op::pool(OpKind::EmptyCache, pool));
-            if (!released.others) out.programOp = op;
+            if (!released.others && pool == released.byOwner.front()) out.programOp = op;
             allocator_->emptyCache(pool);
         }
     }

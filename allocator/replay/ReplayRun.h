@@ -69,12 +69,14 @@ private:
     PoolId beginRoute(std::size_t entry, const RecordedEntry& e, bool& guessed);
     void endRoute(PoolId pool);
     struct PoolReleases {
-        std::vector<PoolId> memPools;  // MemPools destroyed in the step: release + emptyCache(id)
-        bool others = false;           // a default or graph pool segment was released too
+        std::vector<PoolId> byOwner;  // pools whose owner released them itself: emptyCache(id)
+        bool others = false;          // a segment went with an explicit (or default) empty_cache()
     };
     PoolReleases releasePoolsFreedIn(const TraceStep& step);
     // The allocation's Python stack runs inside torch.compile graph trees' capture of a function.
     bool inGraphTreesRecording(std::uint32_t stackId);
+    // The entry's Python stack is inside torch.cuda.empty_cache() (unknown without a stack).
+    std::optional<bool> inEmptyCacheCall(std::uint32_t stackId) const;
     void emitPhases(std::size_t upToEntry);
 
     const RecordedTrace& trace_;

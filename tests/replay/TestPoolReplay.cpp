@@ -30,6 +30,27 @@ private slots:
     void observed_data() { pools_data(); }
     void observed() { check(true); }
 
+    // A MemPool's destructor releases its pool with a sync of its own; the replay tells its
+    // releases from torch.cuda.empty_cache()'s by the Python stack. Give the pool's release the
+    // explicit call's stack and the replay folds it into that call: one sync fewer, same layout.
+    void memPoolReleaseToldByStack() {
+        const QString dir = QString::fromLocal8Bit(qgetenv("ALLOCSCOPE_TEST_DATA")) + "/pools";
+        const replaytest::GroundTruth truth = replaytest::loadGroundTruth("mempool_mix__expandable", dir);
+        alloc::RecordedTrace trace = storage::importTraceFile((dir + "/mempool_mix__expandable.pickle").toStdString()).front();
+        const std::size_t n = trace.entries.size();
+        QCOMPARE(trace.entries[n - 1].action, alloc::EventAction::SegmentUnmap);  // the MemPool's
+        QCOMPARE(trace.entries[n - 2].action, alloc::EventAction::SegmentUnmap);  // empty_cache()'s
+        const std::int64_t syncs = truth.stats.at("num_sync_all_streams");
+        alloc::ReplayResult whole = alloc::TraceReplayer::replay(trace, replaytest::optionsFor(truth));
+        QVERIFY(whole.exact());
+        QCOMPARE(whole.stats.num_sync_all_streams, syncs);
+
+        trace.entries[n - 1].stackId = trace.entries[n - 2].stackId;
+        alloc::ReplayResult folded = alloc::TraceReplayer::replay(trace, replaytest::optionsFor(truth));
+        QVERIFY2(folded.exact(), qPrintable(replaytest::describeInexact(folded)));
+        QCOMPARE(folded.stats.num_sync_all_streams, syncs - 1);
+    }
+
 private:
     class CountingSink final : public alloc::EventSink {
     public:

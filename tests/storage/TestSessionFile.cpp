@@ -337,6 +337,11 @@ private slots:
         QCOMPARE(runs[0].toObject()["source_kind"].toString(), QString("snapshot"));
         QCOMPARE(runs[1].toObject()["source_kind"].toString(), QString("csv"));
         QCOMPARE(runs[0].toObject()["status"].toString(), QString("complete"));
+        // The import compared itself with the recording: info says so, in JSON and in text.
+        QCOMPARE(runs[0].toObject()["verdict"].toString(), QString("exact"));
+        QCOMPARE(runs[0].toObject()["verdict_text"].toString(), QString("exact"));
+        QVERIFY(runCli({"info", db}).out.contains("run 1: frag101__default.pickle [complete]\n"));
+        QVERIFY(runCli({"info", db}).out.contains("  verdict: exact\n"));
         const QJsonObject stats = runs[0].toObject()["summary"].toObject()["final_stats"].toObject();
         QCOMPARE(stats.size(), 122);
         for (auto it = truth.begin(); it != truth.end(); ++it) {

@@ -29,6 +29,11 @@ void printText(std::ostream& out, const std::string& path, const std::vector<sto
                 << "  fragmentation at peak reserved: " << s.fragmentationAtPeak << ", max live blocks " << s.maxLiveBlocks
                 << ", max segments " << s.maxSegments << "\n";
         }
+        // Never "exact" unless the session stored that the replay reproduced its recording.
+        out << "  verdict: "
+            << (run.verdict.kind == storage::VerdictKind::Unknown ? std::string("unknown (not stored with this run)")
+                                                                   : run.verdict.text)
+            << "\n";
         if (!run.divergence.empty()) out << "  divergence: " << run.divergence << "\n";
     }
 }
@@ -43,7 +48,9 @@ void printJson(std::ostream& out, const std::string& path, const std::vector<sto
             << ", \"config\": " << jsonString(run.info.config) << ", \"gpu\": " << jsonString(run.info.gpu)
             << ", \"total_memory\": " << run.info.totalMemory << ", \"memory_fraction\": " << run.info.memoryFraction
             << ", \"events\": " << run.eventCount << ", \"created_at\": " << jsonString(run.createdAt)
-            << ", \"divergence\": " << jsonString(run.divergence);
+            << ", \"divergence\": " << jsonString(run.divergence)
+            << ", \"verdict\": " << jsonString(storage::verdictKindName(run.verdict.kind))
+            << ", \"verdict_text\": " << jsonString(run.verdict.text);
         if (run.summary) {
             const storage::RunSummary& s = *run.summary;
             out << ", \"summary\": {\"ops\": " << s.opCount << ", \"peak_allocated\": " << s.peakAllocated
