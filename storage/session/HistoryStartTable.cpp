@@ -13,11 +13,6 @@ CREATE TABLE IF NOT EXISTS history_start (
 );
 )SQL";
 
-bool hasTable(const SqliteDb& db) {
-    SqliteStatement stmt = db.prepare("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='history_start'");
-    return stmt.step() && stmt.columnInt(0) == 1;
-}
-
 HistoryStart readRow(SqliteStatement& stmt) {
     HistoryStart start;
     start.firstSeq = static_cast<std::uint64_t>(stmt.columnInt(1));
@@ -43,14 +38,14 @@ void HistoryStartTable::write(SqliteDb& db, std::int64_t runId, const HistorySta
 
 std::map<std::int64_t, HistoryStart> HistoryStartTable::readAll(const SqliteDb& db) {
     std::map<std::int64_t, HistoryStart> out;
-    if (!hasTable(db)) return out;
+    if (!db.hasTable("history_start")) return out;
     SqliteStatement stmt = db.prepare(kSelect);
     while (stmt.step()) out[stmt.columnInt(0)] = readRow(stmt);
     return out;
 }
 
 std::optional<HistoryStart> HistoryStartTable::read(const SqliteDb& db, std::int64_t runId) {
-    if (!hasTable(db)) return std::nullopt;
+    if (!db.hasTable("history_start")) return std::nullopt;
     SqliteStatement stmt = db.prepare(std::string(kSelect) + " WHERE run = ?");
     stmt.bind(1, runId);
     if (!stmt.step()) return std::nullopt;

@@ -12,11 +12,6 @@ CREATE TABLE IF NOT EXISTS run_verdict (
 );
 )SQL";
 
-bool hasTable(const SqliteDb& db) {
-    SqliteStatement stmt = db.prepare("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='run_verdict'");
-    return stmt.step() && stmt.columnInt(0) == 1;
-}
-
 RunVerdict readRow(SqliteStatement& stmt) {
     RunVerdict verdict;
     const std::optional<VerdictKind> kind = verdictKindFromName(stmt.columnText(1));
@@ -46,14 +41,14 @@ void RunVerdictTable::write(SqliteDb& db, std::int64_t runId, const RunVerdict& 
 
 std::map<std::int64_t, RunVerdict> RunVerdictTable::readAll(const SqliteDb& db) {
     std::map<std::int64_t, RunVerdict> out;
-    if (!hasTable(db)) return out;
+    if (!db.hasTable("run_verdict")) return out;
     SqliteStatement stmt = db.prepare(kSelect);
     while (stmt.step()) out[stmt.columnInt(0)] = readRow(stmt);
     return out;
 }
 
 RunVerdict RunVerdictTable::read(const SqliteDb& db, std::int64_t runId) {
-    if (!hasTable(db)) return {};
+    if (!db.hasTable("run_verdict")) return {};
     SqliteStatement stmt = db.prepare(std::string(kSelect) + " WHERE run = ?");
     stmt.bind(1, runId);
     if (!stmt.step()) return {};

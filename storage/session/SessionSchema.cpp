@@ -222,9 +222,7 @@ void SessionSchema::validate(SqliteDb& db, bool integrityCheck) {
         }
     }
     for (const char* table : kTables) {
-        SqliteStatement stmt = db.prepare("SELECT count(*) FROM sqlite_master WHERE type='table' AND name=?");
-        stmt.bind(1, std::string_view(table));
-        if (!stmt.step() || stmt.columnInt(0) != 1) {
+        if (!db.hasTable(table)) {
             throw SessionError(std::string("the session file is damaged: table '") + table + "' is missing", path);
         }
     }

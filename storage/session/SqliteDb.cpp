@@ -98,6 +98,12 @@ std::int64_t SqliteDb::queryInt(std::string_view sql) const {
     return stmt.step() ? stmt.columnInt(0) : 0;
 }
 
+bool SqliteDb::hasTable(std::string_view name) const {
+    SqliteStatement stmt = prepare("SELECT count(*) FROM sqlite_master WHERE type='table' AND name=?");
+    stmt.bind(1, name);
+    return stmt.step() && stmt.columnInt(0) == 1;
+}
+
 std::int64_t SqliteDb::lastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
 
 }  // namespace allocscope::storage

@@ -31,6 +31,8 @@ public:
     SqliteStatement prepare(std::string_view sql) const { return SqliteStatement(db_, sql); }
     // A single integer from a query like "PRAGMA user_version".
     std::int64_t queryInt(std::string_view sql) const;
+    // The file has this table (the optional tables are created by the first run that needs them).
+    bool hasTable(std::string_view name) const;
     std::int64_t lastInsertRowId() const;
     void close();
 
