@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "allocator/core/MemorySummary.h"
+#include "allocator/replay/PoolRouting.h"
 #include "storage/import/FrameLine.h"
 #include "views/util/Formatting.h"
 
@@ -207,12 +208,20 @@ views::SummaryTableData toSummaryTableData(const alloc::DeviceStats& stats, int 
 QString poolLabel(const alloc::PoolId& id) {
     const QString pair = QStringLiteral("(%1,%2)").arg(id.first).arg(id.second);
     if (id.isDefault()) return QStringLiteral("default pool");
+    // The replay's placeholder for a pool PyTorch's final snapshot no longer names (a MemPool
+    // destroyed before the snapshot): its id is ours, not PyTorch's, so it is not shown as one.
+    if (id == alloc::kInferredPool) return QStringLiteral("private pool (id not recorded)");
     if (id.second == 0) return QStringLiteral("graph pool ") + pair;
     return QStringLiteral("private pool ") + pair;
 }
 
 QString poolDescription(const alloc::PoolId& id) {
     if (id.isDefault()) return QStringLiteral("the default pool (segment_pool_id (0,0))");
+    if (id == alloc::kInferredPool) {
+        return QStringLiteral("a private pool whose segment_pool_id the snapshot does not give (the pool was gone "
+                              "before the snapshot was taken, e.g. a torch.cuda.MemPool that was deleted); the "
+                              "replay inferred that these segments belonged to a private pool");
+    }
     const QString pair = QStringLiteral("(%1,%2)").arg(id.first).arg(id.second);
     if (id.second == 0) {
         return QStringLiteral("a CUDA graph's private pool (segment_pool_id %1: a capture that was given no pool)").arg(pair);

@@ -82,6 +82,8 @@ private slots:
         // (0, n): a MemPool or graph_pool_handle(); the id cannot tell, so it is not guessed.
         QTest::newRow("mempool or handle") << quint64(0) << quint64(1) << "private pool (0,1)";
         QTest::newRow("other") << quint64(2) << quint64(3) << "private pool (2,3)";
+        // The replay's placeholder for a pool the final snapshot does not name is not a PyTorch id.
+        QTest::newRow("inferred") << quint64(0) << quint64(0x1'0000'0000ull) << "private pool (id not recorded)";
     }
     void poolLabels() {
         QFETCH(quint64, first);
