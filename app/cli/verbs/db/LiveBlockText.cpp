@@ -1,0 +1,68 @@
+#include "app/cli/verbs/db/LiveBlockText.h"
+
+#include <cstdio>
+
+#include "app/cli/verbs/db/DbVerbSupport.h"
+#include "storage/import/FrameLine.h"
+
+namespace allocscope::cli {
+namespace {
+
+// Frames of PyTorch itself and of Python's own machinery: not where the user's code asked.
+bool internalFrame(const alloc::Frame& frame) {
+    const std::string& file = frame.filename;
+    for (const char* part : {"/torch/", "/site-packages/", "/dist-packages/", "/lib/python", "<frozen ", "<string>"}) {
+        if (file.find(part) != std::string::npos) return true;
+    }
+    return file.rfind("torch/", 0) == 0 || file.empty() || file == "??";
+}
+
+}  // namespace
+
+std::string describePoint(storage::SessionReader& reader, int run, const storage::RunPoint& point, std::uint64_t event) {
+    std::string text = "run " + std::to_string(run) + " (" + reader.run(run).info.name + ") at " + point.text() + ": event " +
+                       std::to_string(event);
+    if (const std::optional<std::uint64_t> entry = storage::LiveBlocks::entryOf(reader, run, event)) {
+        text += " (trace entry " + std::to_string(*entry) + ")";
+    }
+    return text;
+}
+
+std::string bytesText(std::int64_t bytes) {
+    const std::int64_t magnitude = bytes < 0 ? -bytes : bytes;
+    if (magnitude < 1024) return std::to_string(bytes) + " B";
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+    return buf;
+}
+
+std::string poolText(const alloc::PoolId& pool) {
+    if (pool.isDefault()) return "default";
+    return "(" + std::to_string(pool.first) + "," + std::to_string(pool.second) + ")";
+}
+
+std::string framesJson(const alloc::Stack& stack) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < stack.size(); ++i) {
+        const alloc::Frame& f = stack[i];
+        out += (i > 0 ? ", " : "");
+        out += "{\"filename\": " + jsonString(f.filename) + ", \"line\": " +
+               (storage::FrameLine::known(f.line) ? std::to_string(f.line) : std::string("null")) + ", \"name\": " + jsonString(f.name) +
+               "}";
+    }
+    return out + "]";
+}
+
+std::string topUserFrame(const alloc::Stack& stack) {
+    if (stack.empty()) return "no stack recorded";
+    const alloc::Frame* chosen = &stack.front();
+    for (const alloc::Frame& f : stack) {
+        if (!internalFrame(f)) {
+            chosen = &f;
+            break;
+        }
+    }
+    return chosen->name + " (" + chosen->filename + ":" + storage::FrameLine::text(chosen->line) + ")";
+}
+
+}  // namespace allocscope::cli
