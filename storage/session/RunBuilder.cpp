@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <ctime>
 
+#include "storage/session/AllocationBandTable.h"
 #include "storage/session/ByteCodec.h"
 #include "storage/session/EventCodec.h"
 #include "storage/session/HeatmapTable.h"
@@ -66,6 +67,7 @@ void RunBuilder::applyFixup(SqliteDb& db, std::uint64_t afterCount, const alloc:
 
 void RunBuilder::track(const alloc::Event& e) {
     ++actionCounts_[static_cast<std::size_t>(e.action)];
+    ranking_.observe(e);
     if (e.action == alloc::EventAction::SegmentAlloc || e.action == alloc::EventAction::SegmentMap) {
         // Union of every range ever reserved, merged as it grows.
         std::uint64_t start = e.address;
@@ -155,6 +157,7 @@ void RunBuilder::finish(SqliteDb& db, const alloc::StackTable* stacks, const std
         const std::vector<std::pair<std::uint64_t, std::uint64_t>> axisRanges(reservedEver_.begin(), reservedEver_.end());
         const HeatmapGrid grid = HeatmapRaster::rasterize(heatSamples_, kHeatmapRows, &axisRanges);
         HeatmapTable::write(db, runId_, grid);
+        AllocationBandTable::write(db, runId_, ranking_.finish());
 
         std::string counts;
         for (std::size_t i = 0; i < actionCounts_.size(); ++i) {

@@ -14,6 +14,7 @@
 #include "allocator/core/DeviceStats.h"
 #include "allocator/core/Event.h"
 #include "allocator/core/StackTable.h"
+#include "storage/session/AllocationRanking.h"
 #include "storage/session/HeatmapRaster.h"
 #include "storage/session/SegmentStateModel.h"
 #include "storage/session/SessionTypes.h"
@@ -61,6 +62,7 @@ private:
     std::uint64_t heatStride_ = 256;
     std::vector<HeatmapSample> heatSamples_;
     std::map<std::uint64_t, std::uint64_t> reservedEver_;  // start -> end: the heatmap's axis
+    AllocationRanking ranking_;  // the largest allocations, for the Allocations view
 };
 
 // Stores a run's stacks: frames and stacks de-duplicated across the whole session.
