@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "storage/import/FrameLine.h"
+#include "storage/session/UserFrames.h"
 
 namespace allocscope::storage {
 namespace {
@@ -59,7 +59,7 @@ void addAll(Building& root, const std::vector<LiveBlock>& blocks, const StackTre
 std::string StackNode::label(bool isRoot) const {
     if (isRoot) return "all live blocks";
     if (noStack) return "no stack recorded";
-    return frame.name + " (" + frame.filename + ":" + FrameLine::text(frame.line) + ")";
+    return UserFrames::label(frame);
 }
 
 StackNode StackTree::build(const std::vector<LiveBlock>& blocks, const StackOf& stackOf) {
