@@ -38,6 +38,7 @@
 #include "allocator/config/ConfigParser.h"
 #include "allocator/device/GpuPresets.h"
 #include "allocator/workloads/WorkloadRegistry.h"
+#include "app/AllocationsController.h"
 #include "app/BackgroundJob.h"
 #include "app/ComparePage.h"
 #include "app/ExperimentPanel.h"
@@ -54,6 +55,7 @@
 #include "storage/session/SessionReader.h"
 #include "views/theme/ThemePalette.h"
 #include "views/util/Formatting.h"
+#include "views/widgets/AllocationsWidget.h"
 #include "views/widgets/BlockInspectorWidget.h"
 #include "views/widgets/EventScrubber.h"
 #include "views/widgets/HeatmapWidget.h"
@@ -228,6 +230,7 @@ void MainWindow::buildCentre() {
     setCentralWidget(centre);
     tabs_->hide();
 
+    wireAllocations();
     connect(scrubber_, &views::EventScrubber::eventChanged, this, &MainWindow::onScrub);
     connect(scrubber_, &views::EventScrubber::dragFinished, this, [this] { settleTimer_->start(); });
     connect(scrubber_, &views::EventScrubber::opStepRequested, this,
@@ -319,7 +322,7 @@ void MainWindow::createMenus() {
     quit->setShortcut(QKeySequence::Quit);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const QStringList names{tr("&Segments"), tr("&Heatmap"), tr("&Timeline"), tr("&Compare")};
+    const QStringList names{tr("&Segments"), tr("&Heatmap"), tr("&Timeline"), tr("&Compare"), tr("&Allocations")};
     for (int i = 0; i < names.size(); ++i) {
         QAction* a = view->addAction(names[i], this, [this, i] {
             tabs_->setCurrentIndex(i);
@@ -651,6 +654,7 @@ void MainWindow::onRunSelected(int number) {
     verdictBanner_->showRun(runList_->model()->runs(), number);
     statusBar()->showMessage(tr("Loading run %1…").arg(number));
     service_->openRun(doc_->path(), number);
+    allocationsLoader_->load(doc_->path(), number);
 }
 
 void MainWindow::onOverview(const RunOverview& overview) {
@@ -675,6 +679,7 @@ void MainWindow::onOverview(const RunOverview& overview) {
     }
     heatmap_->setCurrentEvent(scrubber_->currentEvent());
     timeline_->setCurrentEvent(scrubber_->currentEvent());
+    allocations_->setCurrentEvent(scrubber_->currentEvent());
     service_->requestState(scrubber_->currentEvent(), false);
     statusBar()->showMessage(tr("Run %1: %2 events").arg(overview.run).arg(views::Formatting::count(overview.eventCount)));
     if (compare_ && doc_) compare_->setCurrentOp(-1);
@@ -682,6 +687,7 @@ void MainWindow::onOverview(const RunOverview& overview) {
 
 void MainWindow::onScrub(qint64 event, bool dragging) {
     heatmap_->setCurrentEvent(event);
+    allocations_->setCurrentEvent(event);
     timeline_->setCurrentEvent(event);
     if (dragging) {
         settleTimer_->stop();
@@ -723,6 +729,29 @@ void MainWindow::onState(const RunStateFrame& frame) {
     emit stateShown();
 }
 
+// The Allocations tab (Ctrl+5): its data loads beside the run's overview; a click on a band
+// selects that block at an event of its lifetime, as a click in the segment map would.
+void MainWindow::wireAllocations() {
+    allocations_ = new views::AllocationsWidget(tabs_);
+    allocationsLoader_ = new AllocationsController(this);
+    tabs_->addTab(allocations_, tr("&Allocations"));
+    tabs_->setTabToolTip(tabs_->indexOf(allocations_), tr("Every large allocation a band over time, stacked in allocation order, coloured by call site (Ctrl+5)"));
+    connect(allocationsLoader_, &AllocationsController::started, allocations_, [this] { allocations_->showLoading(tr("Loading allocations…")); });
+    connect(allocationsLoader_, &AllocationsController::ready, allocations_, [this](int run, const views::AllocationsData& loaded) {
+        if (run != service_->run()) return;
+        allocations_->setData(loaded);
+        allocations_->setCurrentEvent(scrubber_->currentEvent());
+    });
+    connect(allocationsLoader_, &AllocationsController::failed, this, [this](int, const QString& message) { allocations_->showLoading(message); });
+    connect(allocations_, &views::AllocationsWidget::eventRequested, scrubber_, &views::EventScrubber::setCurrentEvent);
+    connect(allocations_, &views::AllocationsWidget::blockRequested, this, [this](quint64 address, qint64 event) {
+        selectedBlock_ = address;
+        hasSelectedBlock_ = true;
+        if (event != scrubber_->currentEvent()) scrubber_->setCurrentEvent(event);  // onState selects it there
+        else selectBlock(address);
+    });
+}
+
 void MainWindow::onBlockSelected(quint64 address) {
     selectedBlock_ = address;
     hasSelectedBlock_ = true;
@@ -754,6 +783,7 @@ void MainWindow::showView(const QString& name) {
     else if (n == QLatin1String("heatmap")) tabs_->setCurrentWidget(heatmap_);
     else if (n == QLatin1String("timeline")) tabs_->setCurrentWidget(timeline_);
     else if (n == QLatin1String("compare")) tabs_->setCurrentWidget(compare_);
+    else if (n == QLatin1String("allocations")) tabs_->setCurrentWidget(allocations_);
     else if (n == QLatin1String("summary")) {
         if (auto* dock = qobject_cast<QDockWidget*>(summary_->parentWidget())) {
             dock->show();

@@ -27,6 +27,7 @@ class QTabWidget;
 class QTimer;
 
 namespace allocscope::views {
+class AllocationsWidget;
 class BlockInspectorWidget;
 class EventScrubber;
 class HeatmapWidget;
@@ -40,6 +41,7 @@ enum class ThemeChoice;
 
 namespace allocscope::app {
 
+class AllocationsController;
 class BackgroundJob;
 class ComparePage;
 class ExperimentPanel;
@@ -98,6 +100,7 @@ public:
     views::BlockInspectorWidget* inspector() const { return inspector_; }
     views::EventScrubber* scrubber() const { return scrubber_; }
     QTabWidget* viewTabs() const { return tabs_; }
+    views::AllocationsWidget* allocations() const { return allocations_; }
     ComparePage* comparePage() const { return compare_; }
     QAction* lessonsAction() const { return lessonsAction_; }
     LessonDock* lessonDock() const { return lessonDock_; }
@@ -139,6 +142,7 @@ private:
     void onState(const RunStateFrame& frame);
     void onScrub(qint64 event, bool dragging);
     void onBlockSelected(quint64 address);
+    void wireAllocations();
 
     std::unique_ptr<SessionDocument> doc_;
     RunStateService* service_ = nullptr;
@@ -152,6 +156,8 @@ private:
     views::HeatmapWidget* heatmap_ = nullptr;
     views::TimelineChartView* timeline_ = nullptr;
     ComparePage* compare_ = nullptr;
+    views::AllocationsWidget* allocations_ = nullptr;
+    AllocationsController* allocationsLoader_ = nullptr;
     views::EventScrubber* scrubber_ = nullptr;
     views::BlockInspectorWidget* inspector_ = nullptr;
     views::MemorySummaryView* summary_ = nullptr;
