@@ -27,6 +27,8 @@
 #include "storage/session/ProgramRecording.h"
 #include "storage/session/SessionWriter.h"
 #include "views/data/HeatmapData.h"
+#include "views/widgets/AllocationsPlot.h"
+#include "views/widgets/AllocationsWidget.h"
 #include "views/widgets/EventScrubber.h"
 #include "views/widgets/HeatmapWidget.h"
 #include "views/widgets/RunListModel.h"
@@ -170,6 +172,41 @@ int main(int argc, char** argv) {
     }
     const double stepMs = static_cast<double>(clock.nsecsElapsed()) / 1e6;
     std::printf("arrow-key stepping: %d steps in %.0f ms = %.1f steps/s (target >= 30)\n", done, stepMs, done * 1000.0 / stepMs);
+
+    // 4. The Allocations tab: its data loads in the background when the run is opened; measured
+    // from opening the tab until it is painted with the run's bands, then zoom and pan frames.
+    views::AllocationsPlot* plot = window.allocations()->plot();
+    clock.restart();
+    window.showView(QStringLiteral("allocations"));
+    if (!waitFor([&] { return plot->data().eventCount == count; }, timeout)) {
+        std::fprintf(stderr, "bench_gui_session: the Allocations tab did not load\n");
+        return 1;
+    }
+    plot->repaint();
+    std::printf("allocations tab: first draw %.0f ms after the tab was opened (target <= 1000; %zu bands kept%s)\n",
+                static_cast<double>(clock.nsecsElapsed()) / 1e6, plot->data().bands.size(),
+                plot->data().computedFromEvents ? ", ranked from the events: an older session" : "");
+    for (const int detail : {200, 5000}) {
+        plot->setDetail(detail);
+        const int zooms = smoke ? 10 : 60;
+        clock.restart();
+        for (int i = 0; i < zooms; ++i) {
+            plot->zoomTime(i < zooms / 2 ? 0.8 : 1.25, static_cast<double>(count) * 0.37);
+            plot->repaint();
+        }
+        const double zoomMs = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+        plot->zoomTime(0.05, static_cast<double>(count) * 0.5);
+        clock.restart();
+        const double span = plot->windowLast() - plot->windowFirst();
+        for (int i = 0; i < zooms; ++i) {
+            plot->setWindow(plot->windowFirst() + span / 40, plot->windowLast() + span / 40);
+            plot->repaint();
+        }
+        const double panMs = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+        plot->resetZoom();
+        std::printf("allocations tab, %d bands drawn: zoom %.1f frames/s, pan %.1f frames/s (target >= 30)\n", plot->drawnCount(),
+                    zooms * 1000.0 / zoomMs, zooms * 1000.0 / panMs);
+    }
     std::printf("peak RSS: %.0f MB (target <= 500)\n", peakRssMb());
     return 0;
 }
