@@ -60,6 +60,7 @@ views::AllocationsData AllocationsController::toViewData(const storage::Allocati
         band.size = b.size;
         band.requested = b.requested;
         band.stream = b.stream;
+        band.stackId = b.stackId;
         const auto site = siteOfStack.find(b.stackId);
         band.site = site == siteOfStack.end() ? -1 : site->second;
         if (band.site >= 0) data.sites[static_cast<std::size_t>(band.site)].bytes += b.size;

@@ -24,7 +24,10 @@ CommandLineOptions parseCommandLine(const QStringList& arguments) {
                                               QStringLiteral("Save the window as a PNG once the views are shown, then quit."), QStringLiteral("FILE"));
     parser.addOption(helpOption);
     parser.addOption(versionOption);
-    parser.addOptions({runOption, eventOption, viewOption, blockOption, themeOption, screenshotOption});
+    const QCommandLineOption findOption(QStringLiteral("find"),
+                                        QStringLiteral("Highlight the blocks whose stack has a frame containing TEXT (or the block at a 0x address)."),
+                                        QStringLiteral("TEXT"));
+    parser.addOptions({runOption, eventOption, viewOption, blockOption, themeOption, findOption, screenshotOption});
     parser.addPositionalArgument(
         QStringLiteral("files"),
         QStringLiteral("Session files (.allocscope), PyTorch snapshots (.pickle, .json) or RMM CSV logs to open."),
@@ -37,6 +40,7 @@ CommandLineOptions parseCommandLine(const QStringList& arguments) {
     }
     options.showHelp = parser.isSet(helpOption);
     options.showVersion = parser.isSet(versionOption);
+    if (parser.isSet(findOption)) options.find = parser.value(findOption);
     if (options.showHelp) options.helpText = parser.helpText();
     options.files = parser.positionalArguments();
     bool ok = true;

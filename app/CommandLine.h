@@ -18,6 +18,7 @@ struct CommandLineOptions {
     QString view;           // --view segments|heatmap|timeline|compare|summary
     quint64 block = 0;      // --block ADDRESS: select the block covering ADDRESS (0 = none)
     QString theme;          // --theme light|dark|system (also remembered)
+    QString find;           // --find TEXT: search frames (or a 0x address), as the Find field does
     QString screenshot;     // --screenshot FILE.png: save the window once shown, then quit
 };
 

@@ -40,6 +40,7 @@
 #include "allocator/workloads/WorkloadRegistry.h"
 #include "app/AllocationsController.h"
 #include "app/BackgroundJob.h"
+#include "app/SearchController.h"
 #include "app/ComparePage.h"
 #include "app/ExperimentPanel.h"
 #include "app/ExportActions.h"
@@ -655,6 +656,7 @@ void MainWindow::onRunSelected(int number) {
     statusBar()->showMessage(tr("Loading run %1…").arg(number));
     service_->openRun(doc_->path(), number);
     allocationsLoader_->load(doc_->path(), number);
+    search_->setRun(doc_->path(), number);
 }
 
 void MainWindow::onOverview(const RunOverview& overview) {
@@ -741,9 +743,12 @@ void MainWindow::wireAllocations() {
         if (run != service_->run()) return;
         allocations_->setData(loaded);
         allocations_->setCurrentEvent(scrubber_->currentEvent());
+        search_->refresh();
     });
     connect(allocationsLoader_, &AllocationsController::failed, this, [this](int, const QString& message) { allocations_->showLoading(message); });
     connect(allocations_, &views::AllocationsWidget::eventRequested, scrubber_, &views::EventScrubber::setCurrentEvent);
+    search_ = new SearchController({tabs_, allocations_, segmentMap_, heatmap_}, this);
+    connect(search_, &SearchController::statusMessage, this, [this](const QString& text) { statusBar()->showMessage(text); });
     connect(allocations_, &views::AllocationsWidget::blockRequested, this, [this](quint64 address, qint64 event) {
         selectedBlock_ = address;
         hasSelectedBlock_ = true;

@@ -42,6 +42,7 @@ enum class ThemeChoice;
 namespace allocscope::app {
 
 class AllocationsController;
+class SearchController;
 class BackgroundJob;
 class ComparePage;
 class ExperimentPanel;
@@ -101,6 +102,7 @@ public:
     views::EventScrubber* scrubber() const { return scrubber_; }
     QTabWidget* viewTabs() const { return tabs_; }
     views::AllocationsWidget* allocations() const { return allocations_; }
+    SearchController* search() const { return search_; }
     ComparePage* comparePage() const { return compare_; }
     QAction* lessonsAction() const { return lessonsAction_; }
     LessonDock* lessonDock() const { return lessonDock_; }
@@ -158,6 +160,7 @@ private:
     ComparePage* compare_ = nullptr;
     views::AllocationsWidget* allocations_ = nullptr;
     AllocationsController* allocationsLoader_ = nullptr;
+    SearchController* search_ = nullptr;
     views::EventScrubber* scrubber_ = nullptr;
     views::BlockInspectorWidget* inspector_ = nullptr;
     views::MemorySummaryView* summary_ = nullptr;

@@ -1,12 +1,14 @@
 #include "app/StartupScript.h"
 
 #include <QApplication>
+#include <QLineEdit>
 #include <QPixmap>
 #include <QTimer>
 
 #include <cstdio>
 
 #include "app/MainWindow.h"
+#include "app/SearchController.h"
 #include "views/theme/ThemePalette.h"
 #include "views/widgets/RunListModel.h"
 #include "views/widgets/RunListWidget.h"
@@ -35,7 +37,7 @@ void StartupScript::start() {
     if (options_.run > 0) window_.selectRun(options_.run);
     if (options_.event >= 0) window_.goToEvent(options_.event);
     if (!options_.view.isEmpty()) window_.showView(options_.view);
-    const bool needsWaiting = options_.block != 0 || !options_.screenshot.isEmpty() || options_.event >= 0;
+    const bool needsWaiting = options_.block != 0 || !options_.find.isEmpty() || !options_.screenshot.isEmpty() || options_.event >= 0;
     if (needsWaiting) timer_->start();
 }
 
@@ -74,6 +76,10 @@ void StartupScript::poll() {
                 window_.showComparison(runs);
             }
             if (options_.block != 0) window_.selectBlock(options_.block);
+            if (!options_.find.isEmpty()) {
+                window_.search()->field()->setText(options_.find);
+                window_.search()->search(options_.find);
+            }
             stage_ = 1;
             ticks_ = 0;
             return;

@@ -39,6 +39,7 @@ views::ViewSegment toViewSegment(const alloc::SegmentInfo& segment) {
         // live blocks have a requested part.
         b.requestedSize = block.state == alloc::BlockState::Inactive ? 0 : std::min(block.requestedSize, block.size);
         b.stream = static_cast<qint64>(segment.stream);
+        b.stackId = block.stackId;
         out.blocks.push_back(b);
     }
     return out;

@@ -7,8 +7,15 @@
 #include <QSettings>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QLineEdit>
 
 #include "app/MainWindow.h"
+#include "app/SearchController.h"
+#include "storage/session/LiveBlocks.h"
+#include "storage/session/SessionReader.h"
+#include "views/widgets/HeatmapPlot.h"
+#include "views/widgets/HeatmapWidget.h"
+#include "views/widgets/SegmentMapCanvas.h"
 #include "storage/session/ProgramRecording.h"
 #include "storage/session/SessionWriter.h"
 #include "views/widgets/AllocationsPlot.h"
@@ -83,6 +90,54 @@ private slots:
         QVERIFY(event >= largest.allocEvent && event < largest.freeEvent);
         QTRY_COMPARE_WITH_TIMEOUT(window.inspector()->data().address, largest.address, kTimeout);
         QTRY_VERIFY_WITH_TIMEOUT(window.segmentMap()->selectedBlock() == std::optional<quint64>(largest.address), kTimeout);
+    }
+
+    void searchHighlightsMatchesInEveryView() {
+        MainWindow window;
+        window.resize(1280, 720);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.openSessionFile(session_));
+        QTRY_VERIFY_WITH_TIMEOUT(window.currentFrame().run == 1 && !window.currentFrame().approximate, kTimeout);
+        views::AllocationsPlot* plot = window.allocations()->plot();
+        QTRY_VERIFY_WITH_TIMEOUT(plot->data().eventCount == 8131, kTimeout);
+        const qint64 event = window.currentFrame().shown;
+
+        // What the session itself says: the blocks live at this event whose stack has the frame.
+        storage::SessionReader reader(session_.toStdString());
+        int expectedLive = 0;
+        for (const storage::LiveBlock& b : storage::LiveBlocks::at(reader, 1, static_cast<std::uint64_t>(event))) {
+            for (const auto& f : reader.stack(1, b.stackId)) {
+                if (f.filename == "tracegen.py" && f.line == 100) {
+                    ++expectedLive;
+                    break;
+                }
+            }
+        }
+        QVERIFY(expectedLive > 0);
+
+        QTest::keyClick(&window, Qt::Key_F, Qt::ControlModifier);
+        QTRY_VERIFY(window.search()->field()->hasFocus());
+        QTest::keyClicks(window.search()->field(), "TRACEGEN.py:100");  // case does not matter
+        QTest::keyClick(window.search()->field(), Qt::Key_Return);
+        QVERIFY(!window.search()->highlight().stackIds.isEmpty());
+        QCOMPARE(window.segmentMap()->canvas()->matchCount(), expectedLive);
+        int bands = 0;
+        for (int i = 0; i < static_cast<int>(plot->data().bands.size()); ++i) bands += plot->bandMatches(i) ? 1 : 0;
+        QVERIFY(bands >= expectedLive);
+        QCOMPARE(static_cast<int>(window.heatmap()->plot()->highlights().size()), bands);
+
+        // An address: the one block containing it.
+        const storage::LiveBlock some = storage::LiveBlocks::at(reader, 1, static_cast<std::uint64_t>(event)).front();
+        window.search()->field()->setText(QString("0x%1").arg(some.address + 16, 0, 16));
+        QTest::keyClick(window.search()->field(), Qt::Key_Return);
+        QCOMPARE(window.segmentMap()->canvas()->matchCount(), 1);
+
+        // Escape clears every view.
+        QTest::keyClick(window.search()->field(), Qt::Key_Escape);
+        QVERIFY(!window.search()->highlight().active());
+        QCOMPARE(window.segmentMap()->canvas()->matchCount(), 0);
+        QVERIFY(window.heatmap()->plot()->highlights().empty());
     }
 };
 

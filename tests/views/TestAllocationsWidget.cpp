@@ -24,9 +24,9 @@ AllocationsData sample() {
     d.sites = {AllocationSite{"forward (model.py:10)", {"forward (model.py:10)", "<module> (train.py:3)"}, 40 * kMiB},
                AllocationSite{"backward (model.py:20)", {"backward (model.py:20)"}, 20 * kMiB}};
     d.anyStack = true;
-    AllocationBandView a{0, 50, false, 0x1000, 40 * kMiB, 40 * kMiB - 3, 0, 0, "default pool", "forward"};
-    AllocationBandView b{10, 90, false, 0x9000000, 20 * kMiB, 20 * kMiB, 7, 1, "graph pool (1,0)", ""};
-    AllocationBandView c{20, 100, true, 0xa000000, 10 * kMiB, 10 * kMiB, 0, -1, "default pool", ""};
+    AllocationBandView a{0, 50, false, 0x1000, 40 * kMiB, 40 * kMiB - 3, 0, 0, 11, "default pool", "forward"};
+    AllocationBandView b{10, 90, false, 0x9000000, 20 * kMiB, 20 * kMiB, 7, 1, 12, "graph pool (1,0)", ""};
+    AllocationBandView c{20, 100, true, 0xa000000, 10 * kMiB, 10 * kMiB, 0, -1, 0, "default pool", ""};
     d.bands = {a, b, c};  // largest first
     d.bucketEvents = 1;
     for (qint64 e = 0; e < 100; ++e) {

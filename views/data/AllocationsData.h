@@ -18,6 +18,7 @@ struct AllocationBandView {
     quint64 requested = 0;
     quint64 stream = 0;
     int site = -1;             // index into AllocationsData::sites; -1: no stack recorded
+    quint32 stackId = 0;       // the session's stack id (what a search matches)
     QString pool;              // "default pool", "graph pool (1,0)", ...
     QString phase;             // the innermost phase its alloc event is in ("" = none)
 };

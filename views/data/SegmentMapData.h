@@ -28,6 +28,7 @@ struct ViewBlock {
     BlockState state = BlockState::Inactive;
     qint64 stream = 0;
     qint64 id = -1;   // the program's allocation id (workload op id), -1 = none
+    quint32 stackId = 0;  // the session's stack id of its allocation (0 = none): what a search matches
     QString label;    // optional: tensor name, op name, ... shown in the tooltip
 };
 

@@ -30,6 +30,7 @@ struct ThemePalette {
     QColor unreserved;     // heatmap: address space not reserved at that time
     QColor cursor;         // current-event cursor (heatmap, timeline)
     QColor selection;      // selected block outline
+    QColor highlight;      // blocks matching a search (outlines; bright, unlike selection and states)
     QColor gapMarker;      // squeezed address gap marker
     QColor blockBorder;    // separator between adjacent blocks
     QColor phaseShade;     // timeline phases (translucent)

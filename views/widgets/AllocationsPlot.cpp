@@ -77,7 +77,13 @@ void AllocationsPlot::rebuildDrawn() {
         allocOf_.push_back(b.allocEvent);
         freeOf_.push_back(b.freeEvent);
         sizeOf_.push_back(static_cast<qint64>(b.size));
-        colourOf_.push_back(siteColor(b.site).rgba());
+        QColor colour = siteColor(b.site);
+        if (highlight_.active() && !highlight_.matches(b.address, b.size, b.stackId)) {
+            // Faded towards the background, so the matches stand out in place.
+            const QColor back = palette_.background;
+            colour = QColor((colour.red() + 3 * back.red()) / 4, (colour.green() + 3 * back.green()) / 4, (colour.blue() + 3 * back.blue()) / 4);
+        }
+        colourOf_.push_back(colour.rgba());
         if (b.site >= 0) siteBytes[static_cast<std::size_t>(b.site)] += b.size;
     }
     legend_.clear();
@@ -117,6 +123,18 @@ QColor AllocationsPlot::siteColor(int site) const {
         return palette_.theme == Theme::Dark ? QColor(0x6b, 0x6b, 0x6b) : QColor(0xb8, 0xb8, 0xb8);
     }
     return QColor::fromRgba(kSiteColours[siteColour_[static_cast<std::size_t>(site)]]);
+}
+
+void AllocationsPlot::setHighlight(const SearchHighlight& highlight) {
+    highlight_ = highlight;
+    rebuildDrawn();
+    invalidate();
+}
+
+bool AllocationsPlot::bandMatches(int band) const {
+    if (!highlight_.active() || band < 0 || band >= static_cast<int>(data_.bands.size())) return false;
+    const AllocationBandView& b = data_.bands[static_cast<std::size_t>(band)];
+    return highlight_.matches(b.address, b.size, b.stackId);
 }
 
 void AllocationsPlot::setCurrentEvent(qint64 event) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "views/data/AllocationsData.h"
+#include "views/data/SearchHighlight.h"
 #include "views/theme/ThemePalette.h"
 
 namespace allocscope::views {
@@ -35,6 +36,10 @@ public:
     int drawnCount() const { return static_cast<int>(drawn_.size()); }
     void setCurrentEvent(qint64 event);
     qint64 currentEvent() const { return currentEvent_; }
+    // A search: matching bands keep their colour, the others fade.
+    void setHighlight(const SearchHighlight& highlight);
+    const SearchHighlight& highlight() const { return highlight_; }
+    bool bandMatches(int band) const;  // band: an index into data().bands
 
     // The visible window: events [first, last) and bytes [low, high).
     void setWindow(double first, double last);
@@ -108,6 +113,7 @@ private:
     std::vector<qint64> allocOf_, freeOf_; // per drawn band, for the column loop
     std::vector<qint64> sizeOf_;
     std::vector<QRgb> colourOf_;
+    SearchHighlight highlight_;
     std::vector<int> legend_;              // sites by drawn bytes, largest first
     std::vector<int> siteColour_;          // per site, an index into the colour table
     double x0_ = 0, x1_ = 1, y0_ = 0, y1_ = 1;

@@ -129,6 +129,20 @@ qint64 HeatmapPlot::eventAtX(double x) const {
     return std::clamp<qint64>(event, 0, data_.eventCount - 1);
 }
 
+void HeatmapPlot::setHighlights(std::vector<HeatHighlight> highlights) {
+    highlights_ = std::move(highlights);
+    update();
+}
+
+std::optional<quint64> HeatmapPlot::axisOffsetOf(quint64 address) const {
+    quint64 offset = 0;
+    for (const AddressRange& r : data_.ranges) {
+        if (address >= r.start && address < r.start + r.size) return offset + (address - r.start);
+        offset += r.size;
+    }
+    return std::nullopt;
+}
+
 quint64 HeatmapPlot::addressAtAxisOffset(quint64 offset) const {
     for (const AddressRange& r : data_.ranges) {
         if (offset < r.size) return r.start + offset;
@@ -189,6 +203,21 @@ void HeatmapPlot::paintEvent(QPaintEvent*) {
             }
             offset += data_.ranges[i].size;
         }
+    }
+    if (!highlights_.empty() && data_.eventCount > 0) {
+        painter.save();
+        painter.setClipRect(plot);
+        painter.setPen(QPen(colors_.highlight, 2));
+        painter.setBrush(Qt::NoBrush);
+        for (const HeatHighlight& h : highlights_) {
+            const std::optional<quint64> low = axisOffsetOf(h.address);
+            const std::optional<quint64> high = axisOffsetOf(h.address + h.size - 1);
+            if (!low || !high) continue;
+            const double x0 = xForEvent(h.firstEvent), x1 = std::max(x0 + 3.0, xForEvent(h.lastEvent));
+            const double y0 = yForAxisOffset(*high + 1), y1 = std::max(y0 + 3.0, yForAxisOffset(*low));
+            painter.drawRect(QRectF(x0, y0, x1 - x0, y1 - y0));
+        }
+        painter.restore();
     }
     painter.setPen(colors_.grid);
     painter.drawRect(plot.adjusted(0, 0, -1, -1));

@@ -7,6 +7,7 @@
 #include <QWidget>
 
 #include "views/data/HeatmapData.h"
+#include "views/data/SearchHighlight.h"
 #include "views/theme/ThemePalette.h"
 
 namespace allocscope::views {
@@ -19,6 +20,11 @@ public:
     void setData(HeatmapData input);
     const HeatmapData& data() const { return data_; }
     void setCurrentEvent(qint64 event);
+    // Allocations matching a search, outlined (time range x address range).
+    void setHighlights(std::vector<HeatHighlight> highlights);
+    const std::vector<HeatHighlight>& highlights() const { return highlights_; }
+    // Where an address sits on the axis (squeezed or raw); nullopt outside every range.
+    std::optional<quint64> axisOffsetOf(quint64 address) const;
     qint64 currentEvent() const { return currentEvent_; }
 
     // Geometry, in widget coordinates.
@@ -57,6 +63,7 @@ private:
 
     HeatmapData data_;
     ThemePalette colors_;
+    std::vector<HeatHighlight> highlights_;
     QImage image_;
     qint64 currentEvent_ = -1;
     quint64 axisBytes_ = 0;

@@ -138,6 +138,25 @@ int SegmentMapCanvas::firstBlockFrom(const ViewSegment& segment, quint64 address
     return static_cast<int>(it - segment.blocks.begin());
 }
 
+void SegmentMapCanvas::setHighlight(const SearchHighlight& highlight) {
+    highlight_ = highlight;
+    viewport()->update();
+}
+
+int SegmentMapCanvas::matchCount() const {
+    if (!highlight_.active()) return 0;
+    int count = 0;
+    for (const ViewSegment& seg : data_.segments) {
+        for (const ViewBlock& block : seg.blocks) {
+            if ((block.state == BlockState::Allocated || block.state == BlockState::PendingFree) &&
+                highlight_.matches(block.address, block.size, block.stackId)) {
+                ++count;
+            }
+        }
+    }
+    return count;
+}
+
 bool SegmentMapCanvas::selectBlock(quint64 address) {
     for (int s = 0; s < static_cast<int>(data_.segments.size()); ++s) {
         const ViewSegment& seg = data_.segments[static_cast<std::size_t>(s)];
@@ -277,6 +296,21 @@ void SegmentMapCanvas::paintRow(QPainter& painter, int segment, const QRect& cli
         if (std::floor(segmentX(segment, block.address + block.size)) < paintedUpTo) continue;
         paintBlock(painter, block, QRectF(x0, top, x1 - x0, rowHeight_));
         paintedUpTo = std::floor(x1);
+    }
+    if (highlight_.active()) {
+        // Matching live blocks get an outline, also where they are too thin to see filled.
+        QPen pen(colors_.highlight, 2);
+        pen.setJoinStyle(Qt::MiterJoin);
+        painter.setPen(pen);
+        painter.setBrush(Qt::NoBrush);
+        for (const ViewBlock& block : seg.blocks) {
+            if (block.state != BlockState::Allocated && block.state != BlockState::PendingFree) continue;
+            if (!highlight_.matches(block.address, block.size, block.stackId)) continue;
+            const double x0 = segmentX(segment, block.address);
+            const double x1 = std::max(x0 + 3.0, segmentX(segment, block.address + block.size));
+            if (x1 < barClip.left() || x0 > clipRight) continue;
+            painter.drawRect(QRectF(x0 + 1, top + 1, x1 - x0 - 2, rowHeight_ - 2));
+        }
     }
     if (selection_ && selection_->segment == segment) {
         const QRect r = blockRect(seg.blocks[static_cast<std::size_t>(selection_->block)].address);

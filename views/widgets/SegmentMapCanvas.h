@@ -6,6 +6,7 @@
 
 #include <optional>
 
+#include "views/data/SearchHighlight.h"
 #include "views/data/SegmentMapData.h"
 #include "views/theme/ThemePalette.h"
 
@@ -32,6 +33,9 @@ public:
     // Selection by block address (the start address identifies a block at one moment).
     std::optional<quint64> selectedBlock() const;
     bool selectBlock(quint64 address);  // false if no block starts there
+    // A search: live blocks that match are outlined; matchCount() counts them at this state.
+    void setHighlight(const SearchHighlight& highlight);
+    int matchCount() const;
     void clearSelection();
 
     // Geometry in viewport coordinates, for tests and for the container's tooltips.
@@ -89,6 +93,7 @@ private:
     int labelWidth_ = 280;
     bool anyPrivatePool_ = false;  // some segment has a poolLabel: every row names its pool
     std::optional<BlockRef> selection_;
+    SearchHighlight highlight_;
 };
 
 }  // namespace allocscope::views
