@@ -134,7 +134,7 @@ constexpr std::array<const char*, 11> kTables = {"meta",     "run",       "event
 }  // namespace
 
 void SessionSchema::create(SqliteDb& db) {
-    db.exec("BEGIN");
+    db.exec("BEGIN EXCLUSIVE");
     db.exec(kCreateSql);
     db.exec(kPhaseSql);
     db.exec(kHeatmapSql);

@@ -2,29 +2,46 @@
 
 #include <filesystem>
 
+#include "storage/session/NewSessionFile.h"
 #include "storage/session/SessionError.h"
 #include "storage/session/SessionSchema.h"
 
 namespace allocscope::storage {
 
-SessionWriter::SessionWriter(const std::string& path, std::size_t queueCapacity)
-    : path_(path), capacity_(queueCapacity == 0 ? 1 : queueCapacity) {
-    std::error_code ec;
-    const bool exists = std::filesystem::exists(path, ec);
-    if (exists) {
-        // Check through a read-only connection first: a file we refuse stays byte-identical.
-        SessionSchema::checkFileHeader(path);
+namespace {
+
+// Checks an existing file through a read-only connection first: a file we refuse stays
+// byte-identical. A read-only connection of a file with no -wal beside it is immutable (it takes
+// no locks); if another process began writing meanwhile, what it read may be torn, so a failed
+// check is repeated through a locking connection once a -wal shows that a writer is at work.
+void checkExisting(const std::string& path) {
+    SessionSchema::checkFileHeader(path);
+    const bool hadLog = sidecarExists(path, "-wal");
+    try {
+        SqliteDb check(path, SqliteDb::Mode::ReadOnly);
+        SessionSchema::validate(check, true);
+    } catch (const SessionError&) {
+        if (hadLog || !sidecarExists(path, "-wal")) throw;
         SqliteDb check(path, SqliteDb::Mode::ReadOnly);
         SessionSchema::validate(check, true);
     }
+}
+
+}  // namespace
+
+SessionWriter::SessionWriter(const std::string& path, std::size_t queueCapacity)
+    : path_(path), capacity_(queueCapacity == 0 ? 1 : queueCapacity) {
+    std::error_code ec;
+    // A new session appears complete or not at all (NewSessionFile); when another process
+    // created it first, this one records into that file like into any existing session.
+    const bool created = !std::filesystem::exists(std::filesystem::symlink_status(path, ec)) && NewSessionFile(path).publish();
+    if (!created) checkExisting(path);
     db_ = SqliteDb(path, SqliteDb::Mode::ReadWriteCreate);
-    if (!exists) db_.exec("PRAGMA page_size = 8192");
     db_.exec("PRAGMA journal_mode = WAL");
     // NORMAL in WAL mode: a killed process loses nothing committed; only a power cut may lose
     // the last transactions (never the file's consistency).
     db_.exec("PRAGMA synchronous = NORMAL");
     db_.exec("PRAGMA cache_size = -65536");
-    if (!exists) SessionSchema::create(db_);
     thread_ = std::thread([this] { loop(); });
 }
 
@@ -74,7 +91,11 @@ void SessionWriter::loop() {
             if (!errorWhat_.empty()) throw SessionError(errorWhat_, errorWhere_);
             afterCommit.clear();
             Context context{db_, afterCommit};
-            db_.exec("BEGIN");
+            // IMMEDIATE: the write lock is taken (waiting for other processes as SqliteDb's busy
+            // handler allows) before anything is read, so no transaction can fail half-way for
+            // a snapshot that another process's commit made stale, and a new run's number
+            // (max + 1) is decided under the lock by the transaction that makes it visible.
+            db_.exec("BEGIN IMMEDIATE");
             try {
                 for (Task& task : work) task(context);
                 db_.exec("COMMIT");
