@@ -53,6 +53,7 @@
 #include "storage/session/ProgramRecording.h"
 #include "storage/session/SessionError.h"
 #include "storage/session/SessionReader.h"
+#include "storage/session/SessionSchema.h"
 #include "views/theme/ThemePalette.h"
 #include "views/util/Formatting.h"
 #include "views/widgets/BlockInspectorWidget.h"
@@ -630,7 +631,7 @@ void MainWindow::refreshRuns(int selectAfter) {
             }
         });
         // Then every page, once the runs are on screen: a failure closes the document.
-        if (verify) storage::SessionReader(path.toStdString(), true);
+        if (verify) storage::SessionSchema::checkIntact(path.toStdString());  // another process may write it
     }, this);
     connect(job, &BackgroundJob::failed, this, [this, path, verify](const QString& message) {
         if (!verify || !doc_ || doc_->path() != path) {

@@ -8,34 +8,15 @@
 
 namespace allocscope::storage {
 
-namespace {
-
-// Checks an existing file through a read-only connection first: a file we refuse stays
-// byte-identical. A read-only connection of a file with no -wal beside it is immutable (it takes
-// no locks); if another process began writing meanwhile, what it read may be torn, so a failed
-// check is repeated through a locking connection once a -wal shows that a writer is at work.
-void checkExisting(const std::string& path) {
-    SessionSchema::checkFileHeader(path);
-    const bool hadLog = sidecarExists(path, "-wal");
-    try {
-        SqliteDb check(path, SqliteDb::Mode::ReadOnly);
-        SessionSchema::validate(check, true);
-    } catch (const SessionError&) {
-        if (hadLog || !sidecarExists(path, "-wal")) throw;
-        SqliteDb check(path, SqliteDb::Mode::ReadOnly);
-        SessionSchema::validate(check, true);
-    }
-}
-
-}  // namespace
-
 SessionWriter::SessionWriter(const std::string& path, std::size_t queueCapacity)
     : path_(path), capacity_(queueCapacity == 0 ? 1 : queueCapacity) {
     std::error_code ec;
     // A new session appears complete or not at all (NewSessionFile); when another process
     // created it first, this one records into that file like into any existing session.
     const bool created = !std::filesystem::exists(std::filesystem::symlink_status(path, ec)) && NewSessionFile(path).publish();
-    if (!created) checkExisting(path);
+    // An existing file is checked through a read-only connection first: a file we refuse stays
+    // byte-identical.
+    if (!created) SessionSchema::checkIntact(path);
     db_ = SqliteDb(path, SqliteDb::Mode::ReadWriteCreate);
     db_.exec("PRAGMA journal_mode = WAL");
     // NORMAL in WAL mode: a killed process loses nothing committed; only a power cut may lose
