@@ -2,12 +2,9 @@
 
 #include <filesystem>
 #include <map>
-#include <tuple>
 
 #include "storage/session/ByteCodec.h"
-#include "storage/session/HistoryStartTable.h"
 #include "storage/session/NewSessionFile.h"
-#include "storage/session/RunVerdictTable.h"
 #include "storage/session/SessionError.h"
 #include "storage/session/SessionReader.h"
 #include "storage/session/SqliteDb.h"
@@ -15,32 +12,60 @@
 namespace allocscope::storage {
 namespace {
 
-// Rows a run owns, by table: copied as they are, with the run column set to the new number.
-// (The frame and stack tables are shared by all runs of a file; StackCopier re-maps them.)
-struct OwnedTable {
-    const char* name;
-    const char* columns;  // every column but `run`
-};
-constexpr OwnedTable kOwnedTables[] = {
-    {"event_chunk",
-     "first_seq, count, first_op, last_op, start_allocated, start_reserved, start_active, start_requested, samples, events"},
-    {"keyframe", "seq, state"},
-    {"stats_fixup", "after_count, stats"},
-    {"summary",
-     "op_count, peak_allocated, peak_reserved, peak_active, peak_requested, action_counts, num_ooms, max_segments, "
-     "max_live_blocks, max_inactive_split_bytes, fragmentation_at_peak, final_fragmentation, final_stats"},
-    {"heatmap", "columns, rows, column_events, axis, shares"},
-    {"phase", "ordinal, name, first_seq, last_seq, depth, first_op, last_op"},
-};
-constexpr OwnedTable kVerdictTable{"run_verdict", "kind, text, entry"};
-constexpr OwnedTable kHistoryStartTable{"history_start", "first_seq, live_blocks, live_bytes, no_history"};
+// The tables every run shares, merged by hand: the run rows themselves (renumbered) and the
+// stack tables (StackCopier). Every other table with a `run` column holds rows a run owns
+// (event_chunk, keyframe, stats_fixup, summary, heatmap, phase, run_verdict, history_start, and
+// whatever optional table a later build adds): they are copied as they are, with `run` set to
+// the new number, and created in the output from the input's own definition when missing.
 constexpr const char* kRunColumns =
     "name, source_kind, source, config, gpu, total_memory, memory_fraction, status, created_at, event_count, "
     "keyframe_interval, initial_stats, divergence";
+bool sharedTable(const std::string& name) {
+    return name == "meta" || name == "run" || name == "frame" || name == "stack_key" || name == "run_stack";
+}
+
+struct OwnedTable {
+    std::string name;
+    std::string columns;  // every column but `run`, comma-separated
+};
+
+// The input's tables of run-owned rows, each created in the output if it has none yet. A table
+// without a `run` column that this build does not know cannot be merged safely (its rows may
+// hold ids of the input): the merge is refused rather than dropping it.
+std::vector<OwnedTable> ownedTables(SqliteDb& out, const std::string& input) {
+    std::vector<std::pair<std::string, std::string>> definitions;  // name, CREATE statement
+    {
+        SqliteStatement list = out.prepare(
+            "SELECT name, sql FROM src.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name");
+        while (list.step()) definitions.emplace_back(list.columnText(0), list.columnText(1));
+    }
+    std::vector<OwnedTable> tables;
+    for (const auto& [name, sql] : definitions) {
+        if (sharedTable(name)) continue;
+        OwnedTable table{name, {}};
+        bool hasRun = false;
+        SqliteStatement info = out.prepare("SELECT name FROM pragma_table_info(?, 'src')");
+        info.bind(1, std::string_view(name));
+        while (info.step()) {
+            const std::string column = info.columnText(0);
+            if (column == "run") {
+                hasRun = true;
+                continue;
+            }
+            if (!table.columns.empty()) table.columns += ", ";
+            table.columns += "\"" + column + "\"";
+        }
+        if (!hasRun) throw SessionError("cannot merge the table '" + name + "', which this build does not know", input);
+        if (!out.hasTable(name)) out.exec(sql);  // an unqualified CREATE makes main's
+        tables.push_back(std::move(table));
+    }
+    return tables;
+}
 
 void copyOwned(SqliteDb& out, const OwnedTable& table, std::int64_t from, std::int64_t to) {
-    SqliteStatement copy = out.prepare(std::string("INSERT INTO main.") + table.name + "(run, " + table.columns +
-                                       ") SELECT ?, " + table.columns + " FROM src." + table.name + " WHERE run = ?");
+    const std::string columns = table.columns.empty() ? "" : ", " + table.columns;
+    SqliteStatement copy = out.prepare("INSERT INTO main.\"" + table.name + "\"(run" + columns + ") SELECT ?" + columns +
+                                       " FROM src.\"" + table.name + "\" WHERE run = ?");
     copy.bind(1, to).bind(2, from);
     copy.run();
 }
@@ -107,12 +132,6 @@ void copyStacks(SqliteDb& out, StackCopier& stacks, std::int64_t from, std::int6
     }
 }
 
-bool sourceHasTable(SqliteDb& out, const char* name) {
-    SqliteStatement stmt = out.prepare("SELECT count(*) FROM src.sqlite_master WHERE type = 'table' AND name = ?");
-    stmt.bind(1, std::string_view(name));
-    return stmt.step() && stmt.columnInt(0) == 1;
-}
-
 }  // namespace
 
 std::vector<SessionMerge::MergedRun> SessionMerge::merge(const std::vector<std::string>& inputs, const std::string& output) {
@@ -132,10 +151,7 @@ std::vector<SessionMerge::MergedRun> SessionMerge::merge(const std::vector<std::
             out.attachReadOnly(input, "src");
             try {
                 out.exec("BEGIN IMMEDIATE");
-                const bool verdicts = sourceHasTable(out, kVerdictTable.name);
-                const bool historyStarts = sourceHasTable(out, kHistoryStartTable.name);
-                if (verdicts) RunVerdictTable::createIfMissing(out);
-                if (historyStarts) HistoryStartTable::createIfMissing(out);
+                const std::vector<OwnedTable> owned = ownedTables(out, input);
                 StackCopier stacks(out);
                 SqliteStatement runs = out.prepare("SELECT id, name FROM src.run ORDER BY id");
                 SqliteStatement insertRun = out.prepare(std::string("INSERT INTO main.run(") + kRunColumns + ") SELECT " +
@@ -145,9 +161,7 @@ std::vector<SessionMerge::MergedRun> SessionMerge::merge(const std::vector<std::
                     insertRun.bind(1, from);
                     insertRun.run();
                     const std::int64_t to = out.lastInsertRowId();
-                    for (const OwnedTable& table : kOwnedTables) copyOwned(out, table, from, to);
-                    if (verdicts) copyOwned(out, kVerdictTable, from, to);
-                    if (historyStarts) copyOwned(out, kHistoryStartTable, from, to);
+                    for (const OwnedTable& table : owned) copyOwned(out, table, from, to);
                     copyStacks(out, stacks, from, to);
                     merged.push_back(MergedRun{static_cast<int>(to), input, static_cast<int>(from), runs.columnText(1)});
                 }

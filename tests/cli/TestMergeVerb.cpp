@@ -188,6 +188,38 @@ private slots:
         expectRefused({"merge", out, damaged, b_}, damaged, "damaged");
     }
 
+    // A table a later build adds (like the optional run_verdict and history_start tables): rows
+    // with a `run` column go with their run; a table whose rows belong to no run is refused by
+    // name rather than dropped.
+    void carriesTablesItDoesNotKnow() {
+        const std::string later = path("later.allocscope");
+        QVERIFY(std::filesystem::copy_file(a_, later));
+        {
+            storage::SqliteDb db(later, storage::SqliteDb::Mode::ReadWriteCreate);
+            db.exec("CREATE TABLE later_extra (run INTEGER NOT NULL REFERENCES run(id), note TEXT NOT NULL, PRIMARY KEY (run, note));"
+                    "INSERT INTO later_extra VALUES (1, 'first'), (2, 'second'), (2, 'more')");
+        }
+        const std::string out = path("with-later.allocscope");
+        const CliResult r = runInProcess({"merge", out, b_, later});
+        QVERIFY2(r.code == 0, r.err.c_str());
+        {
+            storage::SqliteDb db(out, storage::SqliteDb::Mode::ReadOnly);
+            storage::SqliteStatement rows = db.prepare("SELECT run, note FROM later_extra ORDER BY run, note");
+            std::vector<std::pair<std::int64_t, std::string>> got;
+            while (rows.step()) got.emplace_back(rows.columnInt(0), rows.columnText(1));
+            const std::vector<std::pair<std::int64_t, std::string>> expected = {{3, "first"}, {4, "more"}, {4, "second"}};
+            QVERIFY(got == expected);  // b_'s two runs come first: later's runs 1, 2 are 3, 4
+        }
+
+        const std::string unknown = path("unknown.allocscope");
+        QVERIFY(std::filesystem::copy_file(a_, unknown));
+        {
+            storage::SqliteDb db(unknown, storage::SqliteDb::Mode::ReadWriteCreate);
+            db.exec("CREATE TABLE shared_later (id INTEGER PRIMARY KEY, what TEXT)");
+        }
+        expectRefused({"merge", path("never.allocscope"), b_, unknown}, "merging " + unknown, "'shared_later'");
+    }
+
     void usageErrors() {
         QCOMPARE(runInProcess({"merge"}).code, 2);
         QCOMPARE(runInProcess({"merge", path("only-out.allocscope")}).code, 2);
