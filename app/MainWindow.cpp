@@ -49,11 +49,13 @@
 #include "app/RecentFiles.h"
 #include "app/SessionDocument.h"
 #include "app/SessionMigration.h"
+#include "app/SessionWatcher.h"
 #include "app/ViewDataAdapters.h"
 #include "storage/formats/FormatError.h"
 #include "storage/session/ProgramRecording.h"
 #include "storage/session/SessionError.h"
 #include "storage/session/SessionReader.h"
+#include "storage/session/SessionSchema.h"
 #include "views/theme/ThemePalette.h"
 #include "views/util/Formatting.h"
 #include "views/widgets/AllocationsWidget.h"
@@ -300,6 +302,11 @@ void MainWindow::createMenus() {
     open->setShortcut(QKeySequence::Open);
     open->setToolTip(tr("Open a session file, a PyTorch memory snapshot or an RMM CSV log"));
     recent_ = std::make_unique<RecentFiles>(file->addMenu(tr("Open &Recent")), [this](const QString& path) { openFile(path); });
+    QAction* reloadAction = file->addAction(tr("Re&load"), this, [this] { reload(true); });
+    reloadAction->setShortcut(QKeySequence(Qt::Key_F5));
+    reloadAction->setToolTip(tr("Read the session again: runs added by other processes, the shown run's new events"));
+    watcher_ = new SessionWatcher(this);  // the same, automatically, when another process writes
+    connect(watcher_, &SessionWatcher::changed, this, [this] { if (!isBusy()) reload(service_->readsWithoutLocks()); });
     saveAsAction_ = file->addAction(tr("Save &As…"), this, &MainWindow::showSaveAsDialog);
     saveAsAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
     saveAsAction_->setToolTip(tr("Save a copy of the session and continue in it"));
@@ -462,8 +469,18 @@ bool MainWindow::replaceDocument(std::unique_ptr<SessionDocument> doc) {
     pendingRun_ = -1;
     updateTitle();
     updateActions();
+    watcher_->watch(doc_ ? doc_->path() : QString());
     if (doc_) refreshRuns();
     return true;
+}
+
+void MainWindow::reload(bool reopenShownRun) {
+    if (!doc_) return;
+    refreshRuns();  // keeps the selected run
+    if (!reopenShownRun || service_->run() <= 0) return;
+    pendingEvent_ = scrubber_->currentEvent();  // a fresh reader, at the same event
+    service_->openRun(doc_->path(), service_->run());
+    allocationsLoader_->load(doc_->path(), service_->run());
 }
 
 bool MainWindow::newSession() {
@@ -619,7 +636,7 @@ void MainWindow::refreshRuns(int selectAfter) {
             }
         });
         // Then every page, once the runs are on screen: a failure closes the document.
-        if (verify) storage::SessionReader(path.toStdString(), true);
+        if (verify) storage::SessionSchema::checkIntact(path.toStdString());  // another process may write it
     }, this);
     connect(job, &BackgroundJob::failed, this, [this, path, verify](const QString& message) {
         if (!verify || !doc_ || doc_->path() != path) {
@@ -917,6 +934,7 @@ bool MainWindow::saveSessionAs(const QString& path) {
         return false;
     }
     compare_->setSession(doc_->path(), nullptr);
+    watcher_->watch(doc_->path());
     recent_->add(doc_->path());
     updateTitle();
     if (service_->run() > 0) {

@@ -50,6 +50,7 @@ class ExportActions;
 class LessonDock;
 class RecentFiles;
 class SessionDocument;
+class SessionWatcher;
 
 class MainWindow : public QMainWindow, public LessonNavigator {
     Q_OBJECT
@@ -112,6 +113,11 @@ public:
     int currentRun() const { return service_->run(); }
     // Refreshes the run list from the session (after recordings, imports).
     void refreshRuns(int selectAfter = -1);
+    // File ▸ Reload (F5), and SessionWatcher's automatic refresh when another process writes:
+    // the run list again (the selection kept) and, with reopenShownRun, the shown run through a
+    // fresh reader at the same event (automatic: only when its reader took no locks).
+    void reload(bool reopenShownRun = true);
+    SessionWatcher* sessionWatcher() const { return watcher_; }
 
 signals:
     void runsChanged();       // the run list was reloaded
@@ -148,6 +154,7 @@ private:
 
     std::unique_ptr<SessionDocument> doc_;
     RunStateService* service_ = nullptr;
+    SessionWatcher* watcher_ = nullptr;
     QList<BackgroundJob*> jobs_;
 
     views::RunListWidget* runList_ = nullptr;

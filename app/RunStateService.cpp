@@ -1,5 +1,6 @@
 #include "app/RunStateService.h"
 
+#include <QFileInfo>
 #include <QMetaObject>
 #include <QPointer>
 #include <QThread>
@@ -90,6 +91,7 @@ void RunStateService::openRun(const QString& path, int run) {
     const int generation = ++generation_;
     run_ = run;
     overviewPending_ = true;
+    readsWithoutLocks_ = !QFileInfo::exists(path + QStringLiteral("-wal"));
     delete markerJob_;
     markerJob_ = nullptr;
     std::shared_ptr<Worker> worker = worker_;

@@ -59,6 +59,10 @@ public:
     void openRun(const QString& path, int run);
     void close();
     int run() const { return run_; }
+    // The shown run was opened while the session had no write-ahead log: its reader is immutable
+    // (SqliteDb: no locks, pages cached for good), right only while nobody writes the file. Once
+    // another process writes, the run must be opened again (MainWindow::reload).
+    bool readsWithoutLocks() const { return readsWithoutLocks_; }
     bool isLoadingOverview() const { return overviewPending_; }
     bool isScanningMarkers() const;
 
@@ -88,6 +92,7 @@ private:
     int run_ = -1;
     int generation_ = 0;
     bool overviewPending_ = false;
+    bool readsWithoutLocks_ = false;
 };
 
 }  // namespace allocscope::app

@@ -26,8 +26,10 @@ constexpr const char* kSelect = "SELECT run, first_seq, live_blocks, live_bytes,
 
 }  // namespace
 
+void HistoryStartTable::createIfMissing(SqliteDb& db) { db.exec(kCreateSql); }
+
 void HistoryStartTable::write(SqliteDb& db, std::int64_t runId, const HistoryStart& start) {
-    db.exec(kCreateSql);
+    createIfMissing(db);
     SqliteStatement stmt = db.prepare(
         "INSERT OR REPLACE INTO history_start(run, first_seq, live_blocks, live_bytes, no_history) VALUES (?, ?, ?, ?, ?)");
     stmt.bind(1, runId).bind(2, static_cast<std::int64_t>(start.firstSeq));

@@ -17,6 +17,9 @@ namespace allocscope::storage {
 class HistoryStartTable {
 public:
     // Creates the table if needed and stores the run's row (in the caller's transaction).
+    // Creates the table if the file has none yet (IF NOT EXISTS: safe for concurrent writers,
+    // each inside its own write transaction).
+    static void createIfMissing(SqliteDb& db);
     static void write(SqliteDb& db, std::int64_t runId, const HistoryStart& start);
     // Every run's row; empty when the file has no such table.
     static std::map<std::int64_t, HistoryStart> readAll(const SqliteDb& db);

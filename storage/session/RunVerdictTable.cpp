@@ -27,8 +27,10 @@ constexpr const char* kSelect = "SELECT run, kind, text, entry FROM run_verdict"
 
 }  // namespace
 
+void RunVerdictTable::createIfMissing(SqliteDb& db) { db.exec(kCreateSql); }
+
 void RunVerdictTable::write(SqliteDb& db, std::int64_t runId, const RunVerdict& verdict) {
-    db.exec(kCreateSql);
+    createIfMissing(db);
     SqliteStatement stmt = db.prepare("INSERT OR REPLACE INTO run_verdict(run, kind, text, entry) VALUES (?, ?, ?, ?)");
     stmt.bind(1, runId).bind(2, std::string_view(verdictKindName(verdict.kind))).bind(3, std::string_view(verdict.text));
     if (verdict.entry) {

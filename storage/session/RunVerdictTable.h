@@ -17,6 +17,9 @@ namespace allocscope::storage {
 class RunVerdictTable {
 public:
     // Creates the table if needed and stores the run's row (in the caller's transaction).
+    // Creates the table if the file has none yet (IF NOT EXISTS: safe for concurrent writers,
+    // each inside its own write transaction).
+    static void createIfMissing(SqliteDb& db);
     static void write(SqliteDb& db, std::int64_t runId, const RunVerdict& verdict);
     // Every run's row; empty when the file has no such table. Rows with a kind this build does not
     // know (a newer build's) read as Unknown.

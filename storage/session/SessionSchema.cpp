@@ -131,10 +131,41 @@ constexpr std::array<const char*, 11> kTables = {"meta",     "run",       "event
                                                  "frame",    "stack_key", "run_stack",   "heatmap",  "summary",
                                                  "phase"};
 
+// What another process's commit changes: whether a log is beside the file, the file's size
+// and modification time (a checkpoint).
+struct FileState {
+    bool log = false;
+    std::uintmax_t size = 0;
+    std::filesystem::file_time_type time{};
+    bool operator==(const FileState&) const = default;
+};
+
+FileState fileState(const std::string& path) {
+    std::error_code ec;
+    FileState state;
+    state.log = sidecarExists(path, "-wal");
+    state.size = std::filesystem::file_size(path, ec);
+    state.time = std::filesystem::last_write_time(path, ec);
+    return state;
+}
+
 }  // namespace
 
+void SessionSchema::checkIntact(const std::string& path) {
+    checkFileHeader(path);
+    const FileState before = fileState(path);
+    try {
+        SqliteDb check(path, SqliteDb::Mode::ReadOnly);
+        validate(check, true);
+    } catch (const SessionError&) {
+        if (before.log || fileState(path) == before) throw;  // it took locks, or nothing moved
+        SqliteDb check(path, SqliteDb::Mode::ReadOnly);
+        validate(check, true);
+    }
+}
+
 void SessionSchema::create(SqliteDb& db) {
-    db.exec("BEGIN");
+    db.exec("BEGIN EXCLUSIVE");
     db.exec(kCreateSql);
     db.exec(kPhaseSql);
     db.exec(kHeatmapSql);

@@ -18,6 +18,12 @@ public:
     // session, is newer than this build, is older (needs a migration into a copy), is damaged,
     // or has runs whose rows are missing. Reads only.
     static void validate(SqliteDb& db, bool integrityCheck = true);
+    // checkFileHeader and validate (every page) through a read-only connection, for a file that
+    // other processes may be writing: a connection opened while no -wal is beside the file is
+    // immutable (no locks), so if a writer appeared or checkpointed into the file while it read,
+    // a failure may come from torn pages and the check is repeated once through a fresh
+    // connection. Throws SessionError like validate.
+    static void checkIntact(const std::string& path);
     // Checks the first bytes of a file before SQLite sees it (empty, not SQLite at all).
     static void checkFileHeader(const std::string& path);
     // The schema version a session file was written with, read-only and before any other check

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "storage/session/NewSessionFile.h"
 #include "storage/session/SessionError.h"
 #include "storage/session/SessionSchema.h"
 
@@ -10,21 +11,18 @@ namespace allocscope::storage {
 SessionWriter::SessionWriter(const std::string& path, std::size_t queueCapacity)
     : path_(path), capacity_(queueCapacity == 0 ? 1 : queueCapacity) {
     std::error_code ec;
-    const bool exists = std::filesystem::exists(path, ec);
-    if (exists) {
-        // Check through a read-only connection first: a file we refuse stays byte-identical.
-        SessionSchema::checkFileHeader(path);
-        SqliteDb check(path, SqliteDb::Mode::ReadOnly);
-        SessionSchema::validate(check, true);
-    }
+    // A new session appears complete or not at all (NewSessionFile); when another process
+    // created it first, this one records into that file like into any existing session.
+    const bool created = !std::filesystem::exists(std::filesystem::symlink_status(path, ec)) && NewSessionFile(path).publish();
+    // An existing file is checked through a read-only connection first: a file we refuse stays
+    // byte-identical.
+    if (!created) SessionSchema::checkIntact(path);
     db_ = SqliteDb(path, SqliteDb::Mode::ReadWriteCreate);
-    if (!exists) db_.exec("PRAGMA page_size = 8192");
     db_.exec("PRAGMA journal_mode = WAL");
     // NORMAL in WAL mode: a killed process loses nothing committed; only a power cut may lose
     // the last transactions (never the file's consistency).
     db_.exec("PRAGMA synchronous = NORMAL");
     db_.exec("PRAGMA cache_size = -65536");
-    if (!exists) SessionSchema::create(db_);
     thread_ = std::thread([this] { loop(); });
 }
 
@@ -74,7 +72,11 @@ void SessionWriter::loop() {
             if (!errorWhat_.empty()) throw SessionError(errorWhat_, errorWhere_);
             afterCommit.clear();
             Context context{db_, afterCommit};
-            db_.exec("BEGIN");
+            // IMMEDIATE: the write lock is taken (waiting for other processes as SqliteDb's busy
+            // handler allows) before anything is read, so no transaction can fail half-way for
+            // a snapshot that another process's commit made stale, and a new run's number
+            // (max + 1) is decided under the lock by the transaction that makes it visible.
+            db_.exec("BEGIN IMMEDIATE");
             try {
                 for (Task& task : work) task(context);
                 db_.exec("COMMIT");

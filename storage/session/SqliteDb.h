@@ -2,6 +2,7 @@
 // RAII around one sqlite3 connection. Read connections of existing files open with
 // SQLITE_OPEN_READONLY and, when no write-ahead log is beside the file, `immutable=1`, so that
 // SQLite creates no -wal/-shm/-journal file and never writes a byte of the input.
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -11,11 +12,16 @@ struct sqlite3;
 
 namespace allocscope::storage {
 
+// How long a connection waits for a lock that another process holds without committing anything
+// (see SqliteDb's busy handler): a writer waits as long as the others make progress, and gives
+// up with a clear error only when the session stays locked and unchanged this long.
+inline constexpr int kBusyPatienceSeconds = 30;
+
 class SqliteDb {
 public:
     enum class Mode { ReadOnly, ReadWriteCreate };
 
-    SqliteDb() = default;
+    SqliteDb();
     SqliteDb(const std::string& path, Mode mode);
     ~SqliteDb();
     SqliteDb(SqliteDb&& other) noexcept;
@@ -34,12 +40,21 @@ public:
     // The file has this table (the optional tables are created by the first run that needs them).
     bool hasTable(std::string_view name) const;
     std::int64_t lastInsertRowId() const;
+    // Attaches another session file, read-only, as schema `name` (merge reads its inputs this
+    // way): immutable like a ReadOnly connection when no write-ahead log is beside it.
+    void attachReadOnly(const std::string& path, std::string_view name);
     void close();
+
+    struct BusyState;
 
 private:
     sqlite3* db_ = nullptr;
     std::string path_;
+    std::unique_ptr<BusyState> busy_;  // on the heap: the busy handler keeps its address
 };
+
+// The text of a failed SQLite call: "damaged" for corruption, the lock wait for SQLITE_BUSY.
+std::string sqliteProblem(sqlite3* db, int rc);
 
 // True when a file named path + suffix exists (the sidecars "-wal", "-shm", "-journal").
 bool sidecarExists(const std::string& path, std::string_view suffix);

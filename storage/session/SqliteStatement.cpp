@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include "storage/session/SessionError.h"
+#include "storage/session/SqliteDb.h"
 
 namespace allocscope::storage {
 namespace {
@@ -26,9 +27,7 @@ SqliteStatement::SqliteStatement(SqliteStatement&& other) noexcept : db_(other.d
 }
 
 void SqliteStatement::fail(int rc) const {
-    std::string message = sqlite3_errmsg(db_);
-    if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB) message = "the session file is damaged: " + message;
-    throw SessionError(message, dbName(db_));
+    throw SessionError(sqliteProblem(db_, rc), dbName(db_));
 }
 
 SqliteStatement& SqliteStatement::bind(int index, std::int64_t value) {
