@@ -4,20 +4,9 @@
 
 #include "app/cli/verbs/db/DbVerbSupport.h"
 #include "storage/import/FrameLine.h"
+#include "storage/session/InternalFrame.h"
 
 namespace allocscope::cli {
-namespace {
-
-// Frames of PyTorch itself and of Python's own machinery: not where the user's code asked.
-bool internalFrame(const alloc::Frame& frame) {
-    const std::string& file = frame.filename;
-    for (const char* part : {"/torch/", "/site-packages/", "/dist-packages/", "/lib/python", "<frozen ", "<string>"}) {
-        if (file.find(part) != std::string::npos) return true;
-    }
-    return file.rfind("torch/", 0) == 0 || file.empty() || file == "??";
-}
-
-}  // namespace
 
 std::string describePoint(storage::SessionReader& reader, int run, const storage::RunPoint& point, std::uint64_t event) {
     std::string text = "run " + std::to_string(run) + " (" + reader.run(run).info.name + ") at " + point.text() + ": event " +
@@ -55,13 +44,7 @@ std::string framesJson(const alloc::Stack& stack) {
 
 std::string topUserFrame(const alloc::Stack& stack) {
     if (stack.empty()) return "no stack recorded";
-    const alloc::Frame* chosen = &stack.front();
-    for (const alloc::Frame& f : stack) {
-        if (!internalFrame(f)) {
-            chosen = &f;
-            break;
-        }
-    }
+    const alloc::Frame* chosen = &stack[storage::userFrameIndex(stack)];
     return chosen->name + " (" + chosen->filename + ":" + storage::FrameLine::text(chosen->line) + ")";
 }
 
