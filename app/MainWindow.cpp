@@ -47,6 +47,7 @@
 #include "app/RecentFiles.h"
 #include "app/SessionDocument.h"
 #include "app/SessionMigration.h"
+#include "app/StacksPage.h"
 #include "app/ViewDataAdapters.h"
 #include "storage/formats/FormatError.h"
 #include "storage/session/ProgramRecording.h"
@@ -202,6 +203,7 @@ void MainWindow::buildCentre() {
     tabs_->addTab(heatmap_, tr("&Heatmap"));
     tabs_->addTab(timeline_, tr("&Timeline"));
     tabs_->addTab(compare_, tr("C&ompare"));
+    stacks_ = StacksPage::install(tabs_, this);
     tabs_->setTabToolTip(0, tr("Every reserved segment a row, blocks coloured by state, at the current event (Ctrl+1)"));
     tabs_->setTabToolTip(1, tr("Time × address: where memory was allocated, cached or unreserved over the run (Ctrl+2)"));
     tabs_->setTabToolTip(2, tr("Allocated, reserved, active and requested memory over the run (Ctrl+3)"));
@@ -327,6 +329,7 @@ void MainWindow::createMenus() {
         });
         a->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
     }
+    view->addAction(tr("Stac&ks"), QKeySequence(Qt::CTRL | Qt::Key_6), this, [this] { stacks_->bringToFront(false); });
     QAction* focusScrubber = view->addAction(tr("Event &Scrubber"), this, [this] { scrubber_->slider()->setFocus(); });
     focusScrubber->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     // The heatmap's own checkbox and this action are one setting, remembered across sessions.
@@ -455,6 +458,7 @@ bool MainWindow::replaceDocument(std::unique_ptr<SessionDocument> doc) {
     timeline_->setData({});
     scrubber_->setEventCount(0);
     summary_->setData({});
+    stacks_->clear();
     pendingRun_ = -1;
     updateTitle();
     updateActions();
@@ -658,6 +662,7 @@ void MainWindow::onOverview(const RunOverview& overview) {
     timeline_->setData(timelineData_);
     heatmap_->setData(overview.heatmap);
     scrubber_->setPhaseStarts(overview.phaseStarts);
+    stacks_->setRun(doc_->path(), overview.run, overview.eventCount, runList_->model()->runs());
     const qint64 target = pendingEvent_ >= 0 ? pendingEvent_ : peakEvent(overview.timeline, overview.eventCount);
     pendingEvent_ = -1;
     {
@@ -712,6 +717,7 @@ void MainWindow::onState(const RunStateFrame& frame) {
     if (frame.approximate) info = tr("approximate: keyframe at event %1").arg(views::Formatting::count(frame.shown));
     scrubber_->setInfoText(info);
     if (compare_) compare_->setCurrentOp(frame.op);
+    if (!frame.approximate) stacks_->setEvent(frame.shown);  // after the segment map: it may select a block there
     if (hasSelectedBlock_) {
         if (segmentMap_->selectBlock(selectedBlock_)) {
             if (!frame.approximate) service_->requestBlock(selectedBlock_, frame.shown);
@@ -754,6 +760,7 @@ void MainWindow::showView(const QString& name) {
     else if (n == QLatin1String("heatmap")) tabs_->setCurrentWidget(heatmap_);
     else if (n == QLatin1String("timeline")) tabs_->setCurrentWidget(timeline_);
     else if (n == QLatin1String("compare")) tabs_->setCurrentWidget(compare_);
+    else if (n == QLatin1String("stacks") || n == QLatin1String("tensors")) stacks_->bringToFront(n == QLatin1String("tensors"));
     else if (n == QLatin1String("summary")) {
         if (auto* dock = qobject_cast<QDockWidget*>(summary_->parentWidget())) {
             dock->show();

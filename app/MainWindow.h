@@ -47,6 +47,7 @@ class ExportActions;
 class LessonDock;
 class RecentFiles;
 class SessionDocument;
+class StacksPage;
 
 class MainWindow : public QMainWindow, public LessonNavigator {
     Q_OBJECT
@@ -99,6 +100,7 @@ public:
     views::EventScrubber* scrubber() const { return scrubber_; }
     QTabWidget* viewTabs() const { return tabs_; }
     ComparePage* comparePage() const { return compare_; }
+    StacksPage* stacksPage() const { return stacks_; }
     QAction* lessonsAction() const { return lessonsAction_; }
     LessonDock* lessonDock() const { return lessonDock_; }
     RunStateService* stateService() const { return service_; }
@@ -152,6 +154,7 @@ private:
     views::HeatmapWidget* heatmap_ = nullptr;
     views::TimelineChartView* timeline_ = nullptr;
     ComparePage* compare_ = nullptr;
+    StacksPage* stacks_ = nullptr;
     views::EventScrubber* scrubber_ = nullptr;
     views::BlockInspectorWidget* inspector_ = nullptr;
     views::MemorySummaryView* summary_ = nullptr;
