@@ -15,8 +15,10 @@ namespace {
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-QString frameText(const alloc::Frame& f) {
-    return QStringLiteral("%1 (%2:%3)").arg(qs(f.name), qs(f.filename), qs(storage::FrameLine::text(f.line)));
+QString frameText(const alloc::Frame& f, bool shortFile = false) {
+    QString file = qs(f.filename);
+    if (shortFile) file = file.section(QLatin1Char('/'), -1);
+    return QStringLiteral("%1 (%2:%3)").arg(qs(f.name), file, qs(storage::FrameLine::text(f.line)));
 }
 
 views::StackTreeNode convert(const storage::StackNode& node, bool root, bool diff, const QString& noStackWhy) {
@@ -25,7 +27,8 @@ views::StackTreeNode convert(const storage::StackNode& node, bool root, bool dif
                : node.noStack ? views::StackTreeNode::Kind::NoStack
                : node.internalOnly ? views::StackTreeNode::Kind::InternalOnly
                                    : views::StackTreeNode::Kind::Frame;
-    out.label = qs(node.label(root));
+    // The file's own name in the label (a tree is narrow); the whole path is in the tooltip.
+    out.label = out.kind == views::StackTreeNode::Kind::Frame ? frameText(node.frame, true) : qs(node.label(root));
     switch (out.kind) {
         case views::StackTreeNode::Kind::Root: out.toolTip = QObject::tr("Every block live at the event"); break;
         case views::StackTreeNode::Kind::NoStack: out.toolTip = noStackWhy; break;

@@ -12,8 +12,8 @@ namespace allocscope::views {
 struct StackTreeNode {
     enum class Kind : quint8 { Root, Frame, NoStack, InternalOnly };
     Kind kind = Kind::Frame;
-    QString label;     // "name (file:line)", "no stack recorded", "internal frames only", "all live blocks"
-    QString toolTip;   // the frame in full, or why there is no stack
+    QString label;     // "name (file.py:line)" (the file without its folder), "no stack recorded", "internal frames only", "all live blocks"
+    QString toolTip;   // "name\nfull/path/file.py, line N", or why there is no stack
     // [0] before (or the only side), [1] after (diff only).
     qint64 bytes[2] = {0, 0};
     qint64 blocks[2] = {0, 0};

@@ -10,6 +10,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
@@ -29,7 +30,7 @@
 
 namespace allocscope::views {
 namespace {
-constexpr int kExpandDepth = 24;
+constexpr int kExpandDepth = 8;
 }  // namespace
 
 StacksWidget::StacksWidget(QWidget* parent) : QWidget(parent) {
@@ -90,14 +91,16 @@ StacksWidget::StacksWidget(QWidget* parent) : QWidget(parent) {
     tree_->setModel(treeModel_);
     tree_->setUniformRowHeights(true);
     tree_->setAlternatingRowColors(true);
+    tree_->setIndentation(12);  // deep Python stacks: keep the frame names readable
     tree_->setToolTip(tr("Bytes by call stack, caller to callee. Click a frame to select its largest block in the segment map and inspector"));
     tree_->header()->setStretchLastSection(false);
-    tree_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    tree_->setTreePosition(0);  // the tree is drawn in the frame column, shown last (see setTree)
     icicle_ = new IcicleWidget(split);
     split->addWidget(tree_);
     split->addWidget(icicle_);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    split->setSizes({650, 350});
     split->setChildrenCollapsible(false);
     subTabs_->addTab(split, tr("Call stacks"));
 
@@ -123,6 +126,7 @@ StacksWidget::StacksWidget(QWidget* parent) : QWidget(parent) {
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->setAlternatingRowColors(true);
     table_->verticalHeader()->hide();
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);  // compact rows: hundreds of blocks
     table_->horizontalHeader()->setSectionResizeMode(LiveTensorsModel::FrameColumn, QHeaderView::Stretch);
     table_->setToolTip(tr("Every block live at the event; click a row to select the block in the segment map and inspector, click a header to sort"));
     tensorLayout->addWidget(table_, 1);
@@ -218,6 +222,12 @@ void StacksWidget::setTree(StackTreeData value) {
     const QList<int> selected = icicle_->selectedPath();
     treeModel_->setTree(std::move(value));
     icicle_->setTree(treeModel_->treeData());
+    // Numbers first, the frames last: the deep, indented frame column is as wide as its text
+    // (the view scrolls sideways) while the bytes stay at the left edge.
+    QHeaderView* header = tree_->header();
+    const int last = treeModel_->columnCount() - 1;
+    if (header->visualIndex(0) != last) header->moveSection(header->visualIndex(0), last);
+    for (int c = 0; c <= last; ++c) header->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     if (!treeModel_->treeData().valid) return;
     // Open the heavy path: the root, then each node's largest child while it holds most of its
     // parent's bytes (where a single call chain dominates, it is read without clicking).
@@ -232,7 +242,6 @@ void StacksWidget::setTree(StackTreeData value) {
         at = treeModel_->index(0, 0, at);
         tree_->expand(at);
     }
-    for (int c = 1; c < treeModel_->columnCount(); ++c) tree_->resizeColumnToContents(c);
     selectTreePath(selected);
 }
 
@@ -273,6 +282,7 @@ void StacksWidget::selectTreePath(const QList<int>& path) {
     }
     tree_->setCurrentIndex(at);
     tree_->scrollTo(at);
+    tree_->horizontalScrollBar()->setValue(0);  // scrollTo may scroll to the frame: keep the bytes in view
 }
 
 bool StacksWidget::exportCsv(const QString& path, QString* error) const {
