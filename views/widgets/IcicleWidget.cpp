@@ -90,7 +90,8 @@ void IcicleWidget::layoutChildren(const StackTreeNode& node, const QList<int>& p
 
 QColor IcicleWidget::fill(const StackTreeNode& node) const {
     const bool dark = ThemePalette::isDark(palette());
-    if (node.kind != StackTreeNode::Kind::Frame) return dark ? QColor(0x55, 0x5b, 0x66) : QColor(0xc4, 0xc8, 0xd0);
+    const bool special = node.kind != StackTreeNode::Kind::Frame;  // root, no stack, internal only
+    if (special && (!data_.diff || node.kind == StackTreeNode::Kind::Root)) return dark ? QColor(0x55, 0x5b, 0x66) : QColor(0xc4, 0xc8, 0xd0);
     if (data_.diff) {
         const qint64 d = node.deltaBytes();
         const qint64 scale = std::max<qint64>(widthValue(node), 1);
