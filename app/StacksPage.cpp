@@ -122,12 +122,17 @@ void StacksPage::refresh() {
     // Only the tab on screen computes: scrubbing with another tab in front costs nothing here.
     if (!dirty_ || !isVisible() || run_ <= 0 || event_ < 0) return;
     dirty_ = false;
-    widget_->setStatus(tr("Computing the live blocks at event %1…").arg(event_));
     StacksRequest request;
+    request.choice = widget_->choice();
+    if (request.choice.diff == views::StacksChoice::Diff::Run && request.choice.otherRun <= 0) {
+        widget_->setTree({});  // not a diff: the tree would claim to be one
+        widget_->setStatus(tr("No other run to compare with: open several snapshots together (File ▸ Open…) or record another run."), true);
+        return;
+    }
+    widget_->setStatus(tr("Computing the live blocks at event %1…").arg(event_));
     request.path = path_;
     request.run = run_;
     request.event = event_;
-    request.choice = widget_->choice();
     controller_->request(request);
 }
 

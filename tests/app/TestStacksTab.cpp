@@ -8,7 +8,8 @@
 //   has root change = the difference of the two runs' allocated bytes after that op (each read
 //   with `blocks --at event:E`).
 // - frag101's RMM CSV log (no frames): the tree's only child and every table row read "no stack
-//   recorded", with a tooltip saying an RMM log has no call stacks.
+//   recorded", with a tooltip saying an RMM log has no call stacks; a diff with another run in a
+//   session of one run says there is none.
 #include <QtTest>
 
 #include <QCheckBox>
@@ -238,6 +239,12 @@ private slots:
             QCOMPARE(frame.data().toString(), QString("no stack recorded"));
             QVERIFY(frame.data(Qt::ToolTipRole).toString().contains("no call stacks"));
         }
+        // A session of one run: the diff with another run says there is none, and shows no tree.
+        views::StacksChoice c;
+        c.diff = views::StacksChoice::Diff::Run;
+        w->setChoice(c);
+        QVERIFY2(w->statusText().contains("No other run to compare with"), qPrintable(w->statusText()));
+        QVERIFY(!w->treeModel()->treeData().valid);
     }
 };
 

@@ -265,6 +265,8 @@ void StacksWidget::setStatus(const QString& text, bool error) {
     status_->setStyleSheet(error ? QStringLiteral("color: #d03a2f;") : QString());
 }
 
+QString StacksWidget::statusText() const { return status_->text(); }
+
 void StacksWidget::syncIcicleFromTree() {
     QList<int> path;
     for (QModelIndex i = tree_->currentIndex().siblingAtColumn(0); i.isValid() && i.parent().isValid(); i = i.parent()) path.prepend(i.row());

@@ -41,6 +41,7 @@ public:
     void setTensors(LiveTensorsData value);
     // "Computing…", an error, or "" (the description of what is shown).
     void setStatus(const QString& text, bool error = false);
+    QString statusText() const;
     bool exportCsv(const QString& path, QString* error) const;
 
     QTreeView* tree() const { return tree_; }
