@@ -50,6 +50,7 @@
 #include "app/SessionDocument.h"
 #include "app/SessionMigration.h"
 #include "app/SessionWatcher.h"
+#include "app/StacksPage.h"
 #include "app/ViewDataAdapters.h"
 #include "storage/formats/FormatError.h"
 #include "storage/session/ProgramRecording.h"
@@ -207,6 +208,7 @@ void MainWindow::buildCentre() {
     tabs_->addTab(heatmap_, tr("&Heatmap"));
     tabs_->addTab(timeline_, tr("&Timeline"));
     tabs_->addTab(compare_, tr("C&ompare"));
+    stacks_ = StacksPage::install(tabs_, this);
     tabs_->setTabToolTip(0, tr("Every reserved segment a row, blocks coloured by state, at the current event (Ctrl+1)"));
     tabs_->setTabToolTip(1, tr("Time × address: where memory was allocated, cached or unreserved over the run (Ctrl+2)"));
     tabs_->setTabToolTip(2, tr("Allocated, reserved, active and requested memory over the run (Ctrl+3)"));
@@ -338,6 +340,7 @@ void MainWindow::createMenus() {
         });
         a->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
     }
+    view->addAction(tr("Stac&ks"), QKeySequence(Qt::CTRL | Qt::Key_6), this, [this] { stacks_->bringToFront(false); });
     QAction* focusScrubber = view->addAction(tr("Event &Scrubber"), this, [this] { scrubber_->slider()->setFocus(); });
     focusScrubber->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     // The heatmap's own checkbox and this action are one setting, remembered across sessions.
@@ -466,6 +469,7 @@ bool MainWindow::replaceDocument(std::unique_ptr<SessionDocument> doc) {
     timeline_->setData({});
     scrubber_->setEventCount(0);
     summary_->setData({});
+    stacks_->clear();
     pendingRun_ = -1;
     updateTitle();
     updateActions();
@@ -681,6 +685,7 @@ void MainWindow::onOverview(const RunOverview& overview) {
     timeline_->setData(timelineData_);
     heatmap_->setData(overview.heatmap);
     scrubber_->setPhaseStarts(overview.phaseStarts);
+    stacks_->setRun(doc_->path(), overview.run, overview.eventCount, runList_->model()->runs());
     const qint64 target = pendingEvent_ >= 0 ? pendingEvent_ : peakEvent(overview.timeline, overview.eventCount);
     pendingEvent_ = -1;
     {
@@ -737,6 +742,7 @@ void MainWindow::onState(const RunStateFrame& frame) {
     if (frame.approximate) info = tr("approximate: keyframe at event %1").arg(views::Formatting::count(frame.shown));
     scrubber_->setInfoText(info);
     if (compare_) compare_->setCurrentOp(frame.op);
+    if (!frame.approximate) stacks_->setEvent(frame.shown);  // after the segment map: it may select a block there
     if (hasSelectedBlock_) {
         if (segmentMap_->selectBlock(selectedBlock_)) {
             if (!frame.approximate) service_->requestBlock(selectedBlock_, frame.shown);
@@ -753,7 +759,7 @@ void MainWindow::onState(const RunStateFrame& frame) {
 void MainWindow::wireAllocations() {
     allocations_ = new views::AllocationsWidget(tabs_);
     allocationsLoader_ = new AllocationsController(this);
-    tabs_->addTab(allocations_, tr("&Allocations"));
+    tabs_->insertTab(tabs_->indexOf(compare_) + 1, allocations_, tr("&Allocations"));  // Ctrl+5, before Stacks
     tabs_->setTabToolTip(tabs_->indexOf(allocations_), tr("Every large allocation a band over time, stacked in allocation order, coloured by call site (Ctrl+5)"));
     connect(allocationsLoader_, &AllocationsController::started, allocations_, [this] { allocations_->showLoading(tr("Loading allocations…")); });
     connect(allocationsLoader_, &AllocationsController::ready, allocations_, [this](int run, const views::AllocationsData& loaded) {
@@ -806,6 +812,7 @@ void MainWindow::showView(const QString& name) {
     else if (n == QLatin1String("timeline")) tabs_->setCurrentWidget(timeline_);
     else if (n == QLatin1String("compare")) tabs_->setCurrentWidget(compare_);
     else if (n == QLatin1String("allocations")) tabs_->setCurrentWidget(allocations_);
+    else if (n == QLatin1String("stacks") || n == QLatin1String("tensors")) stacks_->bringToFront(n == QLatin1String("tensors"));
     else if (n == QLatin1String("summary")) {
         if (auto* dock = qobject_cast<QDockWidget*>(summary_->parentWidget())) {
             dock->show();

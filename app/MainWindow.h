@@ -51,6 +51,7 @@ class LessonDock;
 class RecentFiles;
 class SessionDocument;
 class SessionWatcher;
+class StacksPage;
 
 class MainWindow : public QMainWindow, public LessonNavigator {
     Q_OBJECT
@@ -105,6 +106,7 @@ public:
     views::AllocationsWidget* allocations() const { return allocations_; }
     SearchController* search() const { return search_; }
     ComparePage* comparePage() const { return compare_; }
+    StacksPage* stacksPage() const { return stacks_; }
     QAction* lessonsAction() const { return lessonsAction_; }
     LessonDock* lessonDock() const { return lessonDock_; }
     RunStateService* stateService() const { return service_; }
@@ -168,6 +170,7 @@ private:
     views::AllocationsWidget* allocations_ = nullptr;
     AllocationsController* allocationsLoader_ = nullptr;
     SearchController* search_ = nullptr;
+    StacksPage* stacks_ = nullptr;
     views::EventScrubber* scrubber_ = nullptr;
     views::BlockInspectorWidget* inspector_ = nullptr;
     views::MemorySummaryView* summary_ = nullptr;

@@ -9,6 +9,7 @@
 
 #include "app/MainWindow.h"
 #include "app/SearchController.h"
+#include "app/StacksPage.h"
 #include "views/theme/ThemePalette.h"
 #include "views/widgets/RunListModel.h"
 #include "views/widgets/RunListWidget.h"
@@ -85,7 +86,7 @@ void StartupScript::poll() {
             return;
         }
     }
-    if (stage_ == 1 && ticks_ < kSettleTicks) return;
+    if (stage_ == 1 && (ticks_ < kSettleTicks || window_.stacksPage()->isComputing())) return;
     timer_->stop();
     if (!options_.screenshot.isEmpty()) {
         if (!window_.grab().save(options_.screenshot)) {
