@@ -22,7 +22,14 @@ CommandLineOptions parseCommandLine(const QStringList& arguments) {
                                          QStringLiteral("THEME"));
     const QCommandLineOption screenshotOption(QStringLiteral("screenshot"),
                                               QStringLiteral("Save the window as a PNG once the views are shown, then quit."), QStringLiteral("FILE"));
+    const QCommandLineOption configOption(QStringLiteral("config"), QStringLiteral("Put STR in the config editor (PYTORCH_CUDA_ALLOC_CONF)."),
+                                          QStringLiteral("STR"));
+    const QCommandLineOption fractionOption(QStringLiteral("memory-fraction"),
+                                            QStringLiteral("Set the memory fraction of a recording's replay (0..1)."), QStringLiteral("F"));
+    const QCommandLineOption thenOption(QStringLiteral("then"),
+                                        QStringLiteral("Once the session is shown, press Run or Compare: run or compare."), QStringLiteral("ACTION"));
     parser.addOption(helpOption);
+    parser.addOptions({configOption, fractionOption, thenOption});
     parser.addOption(versionOption);
     parser.addOptions({runOption, eventOption, viewOption, blockOption, themeOption, screenshotOption});
     parser.addPositionalArgument(
@@ -64,6 +71,17 @@ CommandLineOptions parseCommandLine(const QStringList& arguments) {
             options.error = QStringLiteral("--theme must be light, dark or system, got '%1'").arg(options.theme);
     }
     options.screenshot = parser.value(screenshotOption);
+    if (parser.isSet(configOption)) options.config = parser.value(configOption).isNull() ? QStringLiteral("") : parser.value(configOption);
+    if (parser.isSet(fractionOption)) {
+        options.memoryFraction = parser.value(fractionOption).toDouble(&ok);
+        if (!ok || !(options.memoryFraction >= 0.0 && options.memoryFraction <= 1.0))
+            options.error = QStringLiteral("--memory-fraction needs a number from 0 to 1, got '%1'").arg(parser.value(fractionOption));
+    }
+    if (parser.isSet(thenOption)) {
+        options.action = parser.value(thenOption).toLower();
+        if (options.action != QLatin1String("run") && options.action != QLatin1String("compare"))
+            options.error = QStringLiteral("--then must be run or compare, got '%1'").arg(options.action);
+    }
     return options;
 }
 

@@ -19,6 +19,11 @@ struct CommandLineOptions {
     quint64 block = 0;      // --block ADDRESS: select the block covering ADDRESS (0 = none)
     QString theme;          // --theme light|dark|system (also remembered)
     QString screenshot;     // --screenshot FILE.png: save the window once shown, then quit
+    // The left panel's next run, then Run or Compare once the session is shown (a what-if on a
+    // recording from the command line, and the README's screenshots of it).
+    QString config;         // --config STR: the config editor's PYTORCH_CUDA_ALLOC_CONF (isNull: unchanged)
+    double memoryFraction = -1;  // --memory-fraction F: the memory fraction field (< 0: unchanged)
+    QString action;         // --then run|compare
 };
 
 // `arguments` includes the program name, as QCoreApplication::arguments() does.

@@ -44,10 +44,12 @@
 #include "app/ExportActions.h"
 #include "app/FormAdapters.h"
 #include "app/LessonDock.h"
+#include "app/ReadOnlySessionPrompt.h"
 #include "app/RecentFiles.h"
 #include "app/SessionDocument.h"
 #include "app/SessionMigration.h"
 #include "app/ViewDataAdapters.h"
+#include "app/WhatIfReplay.h"
 #include "storage/formats/FormatError.h"
 #include "storage/session/ProgramRecording.h"
 #include "storage/session/SessionError.h"
@@ -456,6 +458,7 @@ bool MainWindow::replaceDocument(std::unique_ptr<SessionDocument> doc) {
     scrubber_->setEventCount(0);
     summary_->setData({});
     pendingRun_ = -1;
+    recordings_.clear();
     updateTitle();
     updateActions();
     if (doc_) refreshRuns();
@@ -473,6 +476,10 @@ bool MainWindow::newSession() {
 
 bool MainWindow::ensureWritableDocument() {
     if (!doc_) return newSession();
+    if (!doc_->writerIfOpen() && !doc_->isTemporary() && ReadOnlySessionPrompt::isReadOnly(doc_->path())) {
+        const QString copy = ReadOnlySessionPrompt::askForCopy(this, doc_->path());  // one question, not a failed write
+        if (copy.isEmpty() || !saveSessionAs(copy)) return false;
+    }
     try {
         const bool fresh = doc_->writerIfOpen() == nullptr;
         doc_->writer();
@@ -599,7 +606,8 @@ void MainWindow::refreshRuns(int selectAfter) {
     const bool verify = doc_->takeIntegrityCheck();
     auto* job = new BackgroundJob(tr("Reading runs"), [this, path, verify](BackgroundJob& self) {
         storage::SessionReader reader(path.toStdString(), false);
-        views::RunListData runs = toRunListData(reader.runs());
+        const std::vector<storage::RunRow> rows = reader.runs();
+        views::RunListData runs = toRunListData(rows);
         self.deliver([this, path, runs = std::move(runs)]() mutable {
             if (!doc_ || doc_->path() != path) return;
             runList_->setRuns(std::move(runs));
@@ -613,6 +621,11 @@ void MainWindow::refreshRuns(int selectAfter) {
                 pendingRun_ = -1;
                 runList_->selectRun(select);
             }
+        });
+        self.deliver([this, path, sources = RecordingCatalog::collect(rows)] {  // reads each trace file once
+            if (!doc_ || doc_->path() != path) return;
+            recordings_ = sources;
+            if (recordings_.contains(runList_->selectedRun())) panel_->setRecording(recordings_.value(runList_->selectedRun()));
         });
         // Then every page, once the runs are on screen: a failure closes the document.
         if (verify) storage::SessionReader(path.toStdString(), true);
@@ -649,6 +662,8 @@ void MainWindow::onRunSelected(int number) {
     emptyHint_->hide();
     tabs_->show();
     verdictBanner_->showRun(runList_->model()->runs(), number);
+    if (recordings_.contains(number) || !RecordingCatalog::mayBeReplay(runList_->model()->runs(), number))  // else: just recorded, not cataloged yet
+        panel_->setRecording(recordings_.contains(number) ? std::optional<RecordingSource>(recordings_.value(number)) : std::nullopt);
     statusBar()->showMessage(tr("Loading run %1…").arg(number));
     service_->openRun(doc_->path(), number);
 }
@@ -803,6 +818,10 @@ void MainWindow::runExperiment() {
         return;
     }
     if (!ensureWritableDocument()) return;
+    if (const std::optional<WhatIfSetup>& whatIf = choice->whatIf) {  // "This recording": replayed, as `allocscope-cli replay --config`
+        startJob(WhatIfReplay::runJob(doc_->writer(), *whatIf, [this](int run) { pendingRun_ = run; }, this), tr("Recorded %1").arg(whatIf->runName()));
+        return;
+    }
     storage::SessionWriter* writer = &doc_->writer();
     const RunChoice c = *choice;
     auto* job = new BackgroundJob(
@@ -852,6 +871,7 @@ void MainWindow::compareExperiment() {
     request.seed = choice->seed;
     request.gpuPreset = panel_->gpuPresetName();
     request.configs = panel_->compareConfigs();
+    request.recording = choice->whatIf;  // "This recording": each config replays it
     compare_->setSession(doc_->path(), &doc_->writer());
     emptyHint_->hide();
     tabs_->show();

@@ -1,11 +1,13 @@
 #include "app/StartupScript.h"
 
 #include <QApplication>
+#include <QDoubleSpinBox>
 #include <QPixmap>
 #include <QTimer>
 
 #include <cstdio>
 
+#include "app/ExperimentPanel.h"
 #include "app/MainWindow.h"
 #include "views/theme/ThemePalette.h"
 #include "views/widgets/RunListModel.h"
@@ -35,7 +37,8 @@ void StartupScript::start() {
     if (options_.run > 0) window_.selectRun(options_.run);
     if (options_.event >= 0) window_.goToEvent(options_.event);
     if (!options_.view.isEmpty()) window_.showView(options_.view);
-    const bool needsWaiting = options_.block != 0 || !options_.screenshot.isEmpty() || options_.event >= 0;
+    const bool needsWaiting = options_.block != 0 || !options_.screenshot.isEmpty() || options_.event >= 0 || !options_.action.isEmpty() ||
+                              !options_.config.isNull() || options_.memoryFraction >= 0;
     if (needsWaiting) timer_->start();
 }
 
@@ -50,7 +53,10 @@ void StartupScript::poll() {
     }
     const RunStateFrame& frame = window_.currentFrame();
     const bool wantedRun = options_.run <= 0 || frame.run == options_.run;
-    const bool loaded = frame.run > 0 && wantedRun && !window_.isBusy() && !frame.approximate &&
+    // A recording is offered as the program a moment after the run list (its file is read then).
+    const bool wantsPanel = !options_.config.isNull() || options_.memoryFraction >= 0 || !options_.action.isEmpty();
+    const bool panelSettled = !wantsPanel || window_.experimentPanel()->isRecordingChosen() || ticks_ > kSettleTicks * 4;
+    const bool loaded = frame.run > 0 && wantedRun && !window_.isBusy() && !frame.approximate && panelSettled &&
                         (options_.event < 0 || frame.shown == options_.event || window_.currentRun() != frame.run);
     if (stage_ == 0) {
         if (options_.files.isEmpty()) {
@@ -74,10 +80,20 @@ void StartupScript::poll() {
                 window_.showComparison(runs);
             }
             if (options_.block != 0) window_.selectBlock(options_.block);
-            stage_ = 1;
+            if (!options_.config.isNull()) window_.experimentPanel()->setConfigText(options_.config);
+            if (options_.memoryFraction >= 0) window_.experimentPanel()->memoryFractionBox()->setValue(options_.memoryFraction);
+            if (options_.action == QLatin1String("run")) window_.runExperiment();
+            if (options_.action == QLatin1String("compare")) window_.compareExperiment();
+            stage_ = options_.action.isEmpty() ? 1 : 3;
             ticks_ = 0;
             return;
         }
+    }
+    if (stage_ == 3) {  // Run / Compare: wait for it, then let the views settle
+        if (window_.isBusy()) return;
+        stage_ = 1;
+        ticks_ = 0;
+        return;
     }
     if (stage_ == 1 && ticks_ < kSettleTicks) return;
     timer_->stop();
