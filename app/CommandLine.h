@@ -15,7 +15,7 @@ struct CommandLineOptions {
     // Where to start (what a lesson, a bug report or the README's screenshots point at).
     int run = -1;           // --run N: select run N of the session
     qint64 event = -1;      // --event E: move the scrubber to event E
-    QString view;           // --view segments|heatmap|timeline|compare|summary
+    QString view;           // --view segments|heatmap|timeline|compare|compare-maps|summary
     quint64 block = 0;      // --block ADDRESS: select the block covering ADDRESS (0 = none)
     QString theme;          // --theme light|dark|system (also remembered)
     QString screenshot;     // --screenshot FILE.png: save the window once shown, then quit

@@ -172,7 +172,7 @@ void ComparePage::startCompare(const CompareRequest& request) {
     connect(job_, &CompareJob::runFinished, this, [this](int index, const views::CompareRun& run) {
         if (index < 0 || index >= static_cast<int>(results_.size())) return;
         results_[static_cast<std::size_t>(index)] = run;
-        if (run.run > 0) recorded_.append(run.run);
+        if (run.run > 0 && !(recordingRequest_ && index == 0)) recorded_.append(run.run);  // not the recording itself
         publish();
     });
     connect(job_, &CompareJob::gpuSearched, this, [this](int index, const QString& preset) {
@@ -198,6 +198,7 @@ void ComparePage::jobFinished(bool cancelled, const QString& error) {
     setBusy(false);
     int done = 0;
     for (const auto& r : results_) done += r.has_value() ? 1 : 0;
+    if (recordingRequest_ && !results_.empty() && results_.front()) --done;  // the recording is shown, not compared
     if (!error.isEmpty()) {
         say(tr("Compare failed: %1").arg(error));
     } else if (cancelled) {
@@ -274,7 +275,7 @@ void ComparePage::publishAnswer() {
         line.label = results_[i]->label;
         line.counts = counts(*results_[i]);
         const bool vsRecording = !recordedColumn || *recordedColumn == i;
-        line.against = vsRecording ? recordingLabel : tr("the recorded config %1 here").arg(recorded);
+        line.against = vsRecording ? recordingLabel : tr("%1 replayed the same way").arg(recorded);
         line.baseline = counts(*results_[vsRecording ? 0 : *recordedColumn]);
         if (i < smallestGpu_.size()) line.smallestGpu = smallestGpu_[i];
         answer.lines.push_back(line);

@@ -814,7 +814,8 @@ void MainWindow::runExperiment() {
     }
     const alloc::ParseResult parsed = alloc::parseConfig(choice->config.toStdString());
     if (parsed.config.backend == alloc::Backend::CudaMallocAsync) {
-        error(tr("Cannot record"), tr("backend:cudaMallocAsync keeps no segments to record; use Compare to measure it."));
+        error(tr("Cannot record"), choice->whatIf ? tr("backend:cudaMallocAsync keeps no segments: a recording cannot be replayed into it.")
+                                                  : tr("backend:cudaMallocAsync keeps no segments to record; use Compare to measure it."));
         return;
     }
     if (!ensureWritableDocument()) return;

@@ -11,6 +11,7 @@
 
 #include "storage/formats/FormatError.h"
 #include "storage/import/TraceFile.h"
+#include "views/util/Formatting.h"
 
 namespace allocscope::app {
 namespace {
@@ -57,8 +58,9 @@ QString RecordingSource::description() const {
     const QString config = !hasRecordedSettings ? QObject::tr("none recorded (PyTorch's defaults)")
                            : recordedConfig.isEmpty() ? QObject::tr("default")
                                                       : recordedConfig;
-    return QObject::tr("%1\n%2 trace entries, %3\nrecorded config: %4\nreplayed on %5 (%6 B), memory fraction %7")
-        .arg(fileName, QString::number(traceEntries), origin, config, gpu, QString::number(totalMemory))
+    return QObject::tr("%1\n%2 trace entries, %3\nrecorded config: %4\nrun %5 replayed it on %6 (%7), memory fraction %8")
+        .arg(fileName, views::Formatting::count(traceEntries), origin, config, QString::number(run), gpu,
+             views::Formatting::bytes(static_cast<qint64>(totalMemory)))
         .arg(memoryFraction);
 }
 

@@ -3,14 +3,17 @@
 #include <QApplication>
 #include <QDoubleSpinBox>
 #include <QPixmap>
+#include <QTabWidget>
 #include <QTimer>
 
 #include <cstdio>
 
+#include "app/ComparePage.h"
 #include "app/ExperimentPanel.h"
 #include "app/MainWindow.h"
 #include "views/theme/ThemePalette.h"
 #include "views/widgets/RunListModel.h"
+#include "views/widgets/CompareWidget.h"
 #include "views/widgets/RunListWidget.h"
 
 namespace allocscope::app {
@@ -65,8 +68,8 @@ void StartupScript::poll() {
             return;
         } else {
             if (options_.event >= 0 && frame.shown != options_.event) window_.goToEvent(options_.event);
-            if (!options_.view.isEmpty()) window_.showView(options_.view);
-            if (options_.view == QLatin1String("compare")) {
+            if (!options_.view.isEmpty()) window_.showView(options_.view.section(QLatin1Char('-'), 0, 0));
+            if (options_.view == QLatin1String("compare") && options_.action.isEmpty()) {
                 // The runs of the selected run's program (same name), side by side.
                 QList<int> runs;
                 const auto& rows = window_.runList()->model()->runs();
@@ -91,9 +94,14 @@ void StartupScript::poll() {
     }
     if (stage_ == 3) {  // Run / Compare: wait for it, then let the views settle
         if (window_.isBusy()) return;
+        window_.comparePage()->setCurrentOp(window_.currentFrame().op);  // its maps at the scrubber's op
         stage_ = 1;
         ticks_ = 0;
         return;
+    }
+    if (options_.view == QLatin1String("compare-maps")) {  // the Compare tab's last page
+        QTabWidget* pages = window_.comparePage()->compareWidget()->tabs();
+        pages->setCurrentIndex(pages->count() - 1);
     }
     if (stage_ == 1 && ticks_ < kSettleTicks) return;
     timer_->stop();

@@ -183,7 +183,10 @@ private slots:
         QVERIFY(window.comparePage()->answerView()->isVisible());
         QCOMPARE(answer.lines.size(), std::size_t{3});
         QVERIFY(answer.lines.at(0).against.contains(QStringLiteral("the recording, run 1")));
-        QVERIFY(answer.lines.at(1).against.contains(QStringLiteral("recorded config")));
+        QVERIFY(answer.lines.at(1).against.contains(QStringLiteral("default replayed the same way")));
+        // The status line counts the replays, not the recording shown beside them.
+        QVERIFY2(window.comparePage()->lastMessage().startsWith(QStringLiteral("Compared 3 config")), qPrintable(window.comparePage()->lastMessage()));
+        QVERIFY(window.comparePage()->lastMessage().contains(QStringLiteral("runs 2, 3, 4")));
         for (std::size_t i = 0; i < answer.lines.size(); ++i) {
             QCOMPARE(answer.lines[i].counts.peakReserved, data.runs.at(i + 1).peakReserved);
             QCOMPARE(answer.lines[i].counts.cudaMallocs, data.runs.at(i + 1).cudaMallocs);
@@ -192,7 +195,7 @@ private slots:
             QVERIFY(!answer.lines[i].modelledDecisions.has_value());       // not counted yet: no number shown
         }
         const QString text = window.comparePage()->answerView()->plainText();
-        QVERIFY2(text.contains(QStringLiteral("expandable_segments:True (against the recorded config default here): no OOM either")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("expandable_segments:True (against default replayed the same way): no OOM either")), qPrintable(text));
         QVERIFY(!text.contains(QStringLiteral("modelled")));
         QTRY_COMPARE_WITH_TIMEOUT(window.runList()->model()->rowCount(), 4, kTimeout);
     }

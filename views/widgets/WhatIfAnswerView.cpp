@@ -19,12 +19,12 @@ QString oomPart(const WhatIfCounts& c, const WhatIfCounts& base) {
     if (c.ooms == 0 && base.ooms == 0) return WhatIfAnswerView::tr("no OOM either");
     if (c.ooms == 0) {
         return base.ooms == 1 ? WhatIfAnswerView::tr("the OOM at op %1 does not happen").arg(baseAt)
-                              : WhatIfAnswerView::tr("none of its %1 OOMs (the first at op %2) happens")
+                              : WhatIfAnswerView::tr("none of its %1 OOMs (the first at op %2) happen")
                                     .arg(Formatting::count(static_cast<qint64>(base.ooms)), baseAt);
     }
-    const QString count = WhatIfAnswerView::tr("%n OOM(s)", nullptr, static_cast<int>(qMin<quint64>(c.ooms, 1u << 30)));
-    if (base.ooms == 0) return WhatIfAnswerView::tr("OOM: %1, the first at op %2 (none there)").arg(count, at);
-    return WhatIfAnswerView::tr("still OOM: %1, the first at op %2 (there: %3, the first at op %4)")
+    const QString count = c.ooms == 1 ? WhatIfAnswerView::tr("1 OOM") : WhatIfAnswerView::tr("%1 OOMs").arg(Formatting::count(static_cast<qint64>(c.ooms)));
+    if (base.ooms == 0) return WhatIfAnswerView::tr("%1, the first at op %2 (it had none)").arg(count, at);
+    return WhatIfAnswerView::tr("still %1, the first at op %2 (it had %3, the first at op %4)")
         .arg(count, at, Formatting::count(static_cast<qint64>(base.ooms)), baseAt);
 }
 
@@ -57,7 +57,7 @@ QString WhatIfAnswerView::sentence(const WhatIfAnswerLine& line) {
         parts << tr("smallest GPU: searching…");
     }
     if (line.modelledDecisions) {
-        parts << tr("%n decision(s) rested on modelled addresses", nullptr, static_cast<int>(qMin<quint64>(*line.modelledDecisions, 1u << 30)));
+        parts << tr("%1 decisions rested on modelled addresses").arg(Formatting::count(static_cast<qint64>(*line.modelledDecisions)));
     }
     return tr("%1 (against %2): %3").arg(line.label, line.against, parts.join(QStringLiteral("; ")));
 }
