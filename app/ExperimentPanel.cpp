@@ -110,7 +110,7 @@ ExperimentPanel::ExperimentPanel(QWidget* parent)
     fraction_->setValue(1.0);
     fraction_->setToolTip(tr("torch.cuda.set_per_process_memory_fraction for the replay: the share of the GPU's memory "
                              "the allocator may use (1 = no cap)"));
-    auto* fractionLabel = new QLabel(tr("Memory &fraction"), program);
+    auto* fractionLabel = new QLabel(tr("Memor&y fraction"), program);  // Alt+F is the File menu
     fractionLabel->setBuddy(fraction_);
     form->addRow(fractionLabel, fraction_);
     layout->addWidget(program);
@@ -204,6 +204,8 @@ void ExperimentPanel::setRecording(const std::optional<RecordingSource>& recordi
     const bool same = recording && recording_ && recording->path == recording_->path && recording->device == recording_->device;
     if (same) {
         recording_ = recording;  // another run of the same file: keep what the user set
+        workload_->setItemData(0, recording->description(), Qt::ToolTipRole);
+        if (isRecordingChosen()) recordingInfo_->setText(recording->description());
         return;
     }
     if (recording_) {

@@ -6,6 +6,7 @@
 #include <QTabWidget>
 #include <QTimer>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "app/ComparePage.h"
@@ -92,8 +93,13 @@ void StartupScript::poll() {
             return;
         }
     }
-    if (stage_ == 3) {  // Run / Compare: wait for it, then let the views settle
+    if (stage_ == 3) {  // Run / Compare: wait for it (and for Run's new run on screen), then let the views settle
         if (window_.isBusy()) return;
+        const auto& rows = window_.runList()->model()->runs();
+        const int newest = rows.empty() ? 0 : std::max_element(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+                                                  return a.number < b.number;
+                                              })->number;
+        if (options_.action == QLatin1String("run") && (frame.run != newest || frame.approximate)) return;
         window_.comparePage()->setCurrentOp(window_.currentFrame().op);  // its maps at the scrubber's op
         stage_ = 1;
         ticks_ = 0;
