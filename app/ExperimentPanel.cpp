@@ -230,6 +230,17 @@ void ExperimentPanel::setRecording(const std::optional<RecordingSource>& recordi
     selectGpu(recording->totalMemory, recording->gpu);
 }
 
+void ExperimentPanel::setRecordings(const RecordingSources& recordings) {
+    recordings_ = recordings;
+    if (recordings_.contains(selectedRun_)) setRecording(recordings_.value(selectedRun_));
+}
+
+void ExperimentPanel::followRun(int run, const views::RunListData& runs) {
+    selectedRun_ = run;
+    if (recordings_.contains(run)) setRecording(recordings_.value(run));
+    else if (!RecordingCatalog::mayBeReplay(runs, run)) setRecording(std::nullopt);
+}
+
 void ExperimentPanel::selectGpu(quint64 totalMemory, const QString& name) {
     // A recorded size that is no preset gets an entry of its own at the top.
     const int old = gpu_->findData(QStringLiteral("recorded"), Qt::UserRole + 3);

@@ -62,6 +62,12 @@ public:
     // set to its recorded PYTORCH_CUDA_ALLOC_CONF, the GPU to its total memory and the memory
     // fraction to its fraction; the same recording again leaves the user's edits alone.
     void setRecording(const std::optional<RecordingSource>& recording);
+    // The session's recordings by run number (RecordingCatalog::collect, read after the run
+    // list), and the run the user selected: the panel offers that run's recording, offers none
+    // for a workload run, and keeps what it offers for a replay run not collected yet (just
+    // recorded) until the next setRecordings.
+    void setRecordings(const RecordingSources& recordings);
+    void followRun(int run, const views::RunListData& runs);
     bool isRecordingChosen() const;
     QDoubleSpinBox* memoryFractionBox() const { return fraction_; }
 
@@ -91,6 +97,8 @@ private:
     QFormLayout* form_ = nullptr;
     QDoubleSpinBox* fraction_;
     std::optional<RecordingSource> recording_;
+    RecordingSources recordings_;
+    int selectedRun_ = -1;
     views::ParamFormWidget* params_;
     QSpinBox* seed_;
     QComboBox* gpu_;

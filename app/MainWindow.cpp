@@ -49,6 +49,7 @@
 #include "app/SessionDocument.h"
 #include "app/SessionMigration.h"
 #include "app/ViewDataAdapters.h"
+#include "app/RecordingSource.h"
 #include "app/WhatIfReplay.h"
 #include "storage/formats/FormatError.h"
 #include "storage/session/ProgramRecording.h"
@@ -458,7 +459,7 @@ bool MainWindow::replaceDocument(std::unique_ptr<SessionDocument> doc) {
     scrubber_->setEventCount(0);
     summary_->setData({});
     pendingRun_ = -1;
-    recordings_.clear();
+    panel_->setRecordings({});
     updateTitle();
     updateActions();
     if (doc_) refreshRuns();
@@ -476,10 +477,9 @@ bool MainWindow::newSession() {
 
 bool MainWindow::ensureWritableDocument() {
     if (!doc_) return newSession();
-    if (!doc_->writerIfOpen() && !doc_->isTemporary() && ReadOnlySessionPrompt::isReadOnly(doc_->path())) {
-        const QString copy = ReadOnlySessionPrompt::askForCopy(this, doc_->path());  // one question, not a failed write
-        if (copy.isEmpty() || !saveSessionAs(copy)) return false;
-    }
+    if (!doc_->writerIfOpen() && !doc_->isTemporary() &&
+        !ReadOnlySessionPrompt::offerCopy(this, doc_->path(), [this](const QString& copy) { return saveSessionAs(copy); }))
+        return false;
     try {
         const bool fresh = doc_->writerIfOpen() == nullptr;
         doc_->writer();
@@ -623,9 +623,7 @@ void MainWindow::refreshRuns(int selectAfter) {
             }
         });
         self.deliver([this, path, sources = RecordingCatalog::collect(rows)] {  // reads each trace file once
-            if (!doc_ || doc_->path() != path) return;
-            recordings_ = sources;
-            if (recordings_.contains(runList_->selectedRun())) panel_->setRecording(recordings_.value(runList_->selectedRun()));
+            if (doc_ && doc_->path() == path) panel_->setRecordings(sources);
         });
         // Then every page, once the runs are on screen: a failure closes the document.
         if (verify) storage::SessionReader(path.toStdString(), true);
@@ -662,8 +660,7 @@ void MainWindow::onRunSelected(int number) {
     emptyHint_->hide();
     tabs_->show();
     verdictBanner_->showRun(runList_->model()->runs(), number);
-    if (recordings_.contains(number) || !RecordingCatalog::mayBeReplay(runList_->model()->runs(), number))  // else: just recorded, not cataloged yet
-        panel_->setRecording(recordings_.contains(number) ? std::optional<RecordingSource>(recordings_.value(number)) : std::nullopt);
+    panel_->followRun(number, runList_->model()->runs());  // offers the run's recording, if any
     statusBar()->showMessage(tr("Loading run %1…").arg(number));
     service_->openRun(doc_->path(), number);
 }

@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "app/LessonNavigator.h"
-#include "app/RecordingSource.h"
 #include "app/RunStateService.h"
 #include "views/data/RunListData.h"
 #include "views/data/TimelineData.h"
@@ -175,7 +174,6 @@ private:
     qint64 pendingEvent_ = -1;
     quint64 selectedBlock_ = 0;
     bool hasSelectedBlock_ = false;
-    RecordingSources recordings_;  // the runs' recordings ("This recording" in the Program panel)
 };
 
 }  // namespace allocscope::app

@@ -15,6 +15,12 @@ bool ReadOnlySessionPrompt::isReadOnly(const QString& path) {
     return !file.isWritable() || !file.permission(QFileDevice::WriteOwner) || !QFileInfo(file.absolutePath()).isWritable();
 }
 
+bool ReadOnlySessionPrompt::offerCopy(QWidget* parent, const QString& path, const std::function<bool(const QString& copy)>& saveAs) {
+    if (!isReadOnly(path)) return true;
+    const QString copy = askForCopy(parent, path);  // one question rather than a failed write
+    return !copy.isEmpty() && saveAs(copy);
+}
+
 QString ReadOnlySessionPrompt::askForCopy(QWidget* parent, const QString& path) {
     const QFileInfo file(path);
     const auto answer = QMessageBox::question(

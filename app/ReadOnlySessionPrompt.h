@@ -5,6 +5,8 @@
 // is never touched.
 #include <QString>
 
+#include <functional>
+
 class QWidget;
 
 namespace allocscope::app {
@@ -19,6 +21,9 @@ public:
     // original, or in the documents folder when that folder is read-only). The chosen path, or ""
     // when the user declined.
     static QString askForCopy(QWidget* parent, const QString& path);
+    // Before the first recording into `path`: true when it may be written, or when the user chose
+    // a copy and `saveAs(copy)` made it the document; false when the user declined (or saving failed).
+    static bool offerCopy(QWidget* parent, const QString& path, const std::function<bool(const QString& copy)>& saveAs);
 };
 
 }  // namespace allocscope::app
