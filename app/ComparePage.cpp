@@ -159,7 +159,7 @@ void ComparePage::startCompare(const CompareRequest& request) {
         results_.resize(static_cast<std::size_t>(labels.size()));
         runProgress_.resize(results_.size(), 0.0);
         smallestGpu_.resize(results_.size());
-        say(tr("Running %1 (%2 ops) under %n config(s)…", nullptr, static_cast<int>(labels.size()))
+        say(tr("Running %1 (%2 ops) under %n config(s)…", nullptr, static_cast<int>(labels.size()) - (recordingRequest_ ? 1 : 0))
                 .arg(program, QString::number(ops)));
     });
     connect(job_, &CompareJob::runProgress, this, [this](int index, double fraction) {
