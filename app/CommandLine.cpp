@@ -14,7 +14,8 @@ CommandLineOptions parseCommandLine(const QStringList& arguments) {
                                            QStringLiteral("Show the version and exit."));
     const QCommandLineOption runOption(QStringLiteral("run"), QStringLiteral("Select run N of the session."), QStringLiteral("N"));
     const QCommandLineOption eventOption(QStringLiteral("event"), QStringLiteral("Move the scrubber to event E (from 0)."), QStringLiteral("E"));
-    const QCommandLineOption viewOption(QStringLiteral("view"), QStringLiteral("Bring a view to the front: segments, heatmap, timeline, compare (the runs of the selected run's program), allocations, stacks, tensors or summary."),
+    const QCommandLineOption viewOption(QStringLiteral("view"), QStringLiteral("Bring a view to the front: segments, heatmap, timeline, compare (the runs of the selected run's program), "
+                                                                         "compare-maps (its Timeline & maps page), allocations, stacks, tensors or summary."),
                                         QStringLiteral("NAME"));
     const QCommandLineOption blockOption(QStringLiteral("block"), QStringLiteral("Select the block covering ADDRESS (hex 0x... or decimal)."),
                                          QStringLiteral("ADDRESS"));
@@ -22,7 +23,14 @@ CommandLineOptions parseCommandLine(const QStringList& arguments) {
                                          QStringLiteral("THEME"));
     const QCommandLineOption screenshotOption(QStringLiteral("screenshot"),
                                               QStringLiteral("Save the window as a PNG once the views are shown, then quit."), QStringLiteral("FILE"));
+    const QCommandLineOption configOption(QStringLiteral("config"), QStringLiteral("Put STR in the config editor (PYTORCH_CUDA_ALLOC_CONF)."),
+                                          QStringLiteral("STR"));
+    const QCommandLineOption fractionOption(QStringLiteral("memory-fraction"),
+                                            QStringLiteral("Set the memory fraction of a recording's replay (0..1)."), QStringLiteral("F"));
+    const QCommandLineOption thenOption(QStringLiteral("then"),
+                                        QStringLiteral("Once the session is shown, press Run or Compare: run or compare."), QStringLiteral("ACTION"));
     parser.addOption(helpOption);
+    parser.addOptions({configOption, fractionOption, thenOption});
     parser.addOption(versionOption);
     const QCommandLineOption findOption(QStringLiteral("find"),
                                         QStringLiteral("Highlight the blocks whose stack has a frame containing TEXT (or the block at a 0x address)."),
@@ -55,8 +63,9 @@ CommandLineOptions parseCommandLine(const QStringList& arguments) {
     if (parser.isSet(viewOption)) {
         options.view = parser.value(viewOption).toLower();
         static const QStringList kViews{QStringLiteral("segments"), QStringLiteral("heatmap"), QStringLiteral("timeline"),
-                                        QStringLiteral("compare"), QStringLiteral("allocations"), QStringLiteral("stacks"),
-                                        QStringLiteral("tensors"), QStringLiteral("summary"), QStringLiteral("inspector")};
+                                        QStringLiteral("compare"), QStringLiteral("compare-maps"), QStringLiteral("allocations"),
+                                        QStringLiteral("stacks"), QStringLiteral("tensors"), QStringLiteral("summary"),
+                                        QStringLiteral("inspector")};
         if (!kViews.contains(options.view)) options.error = QStringLiteral("--view must be one of %1, got '%2'").arg(kViews.join(QStringLiteral(", ")), options.view);
     }
     if (parser.isSet(blockOption)) {
@@ -69,6 +78,17 @@ CommandLineOptions parseCommandLine(const QStringList& arguments) {
             options.error = QStringLiteral("--theme must be light, dark or system, got '%1'").arg(options.theme);
     }
     options.screenshot = parser.value(screenshotOption);
+    if (parser.isSet(configOption)) options.config = parser.value(configOption).isNull() ? QStringLiteral("") : parser.value(configOption);
+    if (parser.isSet(fractionOption)) {
+        options.memoryFraction = parser.value(fractionOption).toDouble(&ok);
+        if (!ok || !(options.memoryFraction >= 0.0 && options.memoryFraction <= 1.0))
+            options.error = QStringLiteral("--memory-fraction needs a number from 0 to 1, got '%1'").arg(parser.value(fractionOption));
+    }
+    if (parser.isSet(thenOption)) {
+        options.action = parser.value(thenOption).toLower();
+        if (options.action != QLatin1String("run") && options.action != QLatin1String("compare"))
+            options.error = QStringLiteral("--then must be run or compare, got '%1'").arg(options.action);
+    }
     return options;
 }
 

@@ -15,11 +15,16 @@ struct CommandLineOptions {
     // Where to start (what a lesson, a bug report or the README's screenshots point at).
     int run = -1;           // --run N: select run N of the session
     qint64 event = -1;      // --event E: move the scrubber to event E
-    QString view;           // --view segments|heatmap|timeline|compare|summary
+    QString view;           // --view segments|heatmap|timeline|compare|compare-maps|summary
     quint64 block = 0;      // --block ADDRESS: select the block covering ADDRESS (0 = none)
     QString theme;          // --theme light|dark|system (also remembered)
     QString find;           // --find TEXT: search frames (or a 0x address), as the Find field does
     QString screenshot;     // --screenshot FILE.png: save the window once shown, then quit
+    // The left panel's next run, then Run or Compare once the session is shown (a what-if on a
+    // recording from the command line, and the README's screenshots of it).
+    QString config;         // --config STR: the config editor's PYTORCH_CUDA_ALLOC_CONF (isNull: unchanged)
+    double memoryFraction = -1;  // --memory-fraction F: the memory fraction field (< 0: unchanged)
+    QString action;         // --then run|compare
 };
 
 // `arguments` includes the program name, as QCoreApplication::arguments() does.

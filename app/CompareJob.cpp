@@ -12,6 +12,7 @@
 #include "allocator/device/GpuPresets.h"
 #include "allocator/workloads/WorkloadRegistry.h"
 #include "app/CompareRunLoader.h"
+#include "app/WhatIfReplay.h"
 #include "storage/formats/FormatError.h"
 #include "storage/import/TraceFile.h"
 #include "storage/session/ProgramRecording.h"
@@ -133,6 +134,12 @@ void CompareJob::work() {
             configs.push_back(parsed.config);
             labels << (label.isEmpty() ? (text.isEmpty() ? QStringLiteral("default") : text) : label);
         }
+        if (request_.recording) {
+            workRecording(labels);
+            running_ = false;
+            emit finished(cancelled_.load(), QString());
+            return;
+        }
         const BuiltProgram built = buildProgram(request_);
         if (cancelled_) throw JobError{QString()};
         QString description = QString::fromStdString(built.source) + tr(" on %1").arg(QString::fromStdString(built.gpuName));
@@ -216,6 +223,77 @@ void CompareJob::work() {
     }
     running_ = false;
     emit finished(cancelled_.load(), fatal);
+}
+
+void CompareJob::workRecording(const QStringList& configLabels) {
+    const WhatIfSetup& base = *request_.recording;
+    const RecordingSource& recording = base.recording;
+    alloc::RecordedTrace trace;
+    try {
+        trace = WhatIfReplay::loadTrace(recording);
+    } catch (const std::exception& e) {
+        throw JobError{QString::fromUtf8(e.what())};
+    }
+    if (cancelled_) throw JobError{QString()};
+    QStringList labels = configLabels;
+    labels.prepend(tr("recording (%1)").arg(recording.recordedConfig.isEmpty() ? QStringLiteral("default") : recording.recordedConfig));
+    {
+        // The recording's own run: the baseline every config is told against, on the same op axis.
+        storage::SessionReader reader(sessionPath_.toStdString(), false);
+        const qint64 ops = static_cast<qint64>(CompareRunLoader::opCount(reader, recording.run));
+        QString description = tr("%1 (%2 trace entries) on %3").arg(recording.fileName).arg(trace.entries.size()).arg(base.gpuName);
+        if (base.memoryFraction) description += tr(", memory fraction %1").arg(*base.memoryFraction);
+        emit prepared(description, ops, labels);
+        views::CompareRun baseline = CompareRunLoader::load(reader, recording.run);
+        baseline.label = labels.front();
+        baseline.configText = recording.recordedConfig;
+        emit runProgress(0, 1.0);
+        emit runFinished(0, baseline);
+    }
+    const std::size_t count = static_cast<std::size_t>(request_.configs.size());
+    std::atomic<std::size_t> next{0};
+    auto worker = [&] {
+        for (std::size_t i = next++; i < count; i = next++) {
+            if (cancelled_) return;
+            const int index = static_cast<int>(i) + 1;
+            WhatIfSetup setup = base;
+            setup.configText = request_.configs[static_cast<int>(i)].second;
+            try {
+                auto last = std::chrono::steady_clock::now();
+                const storage::RecordedReplay recorded =
+                    WhatIfReplay::record(*writer_, trace, setup, [&, index](std::uint64_t done, std::uint64_t total) {
+                        const auto now = std::chrono::steady_clock::now();
+                        if (now - last > std::chrono::milliseconds(50) && total > 0) {
+                            last = now;
+                            // The replay is most of the work; the GPU search after it the rest.
+                            emit runProgress(index, 0.5 * static_cast<double>(std::min(done, total)) / static_cast<double>(total));
+                        }
+                        return !cancelled_.load();
+                    });
+                if (recorded.cancelled) return;
+                storage::SessionReader reader(sessionPath_.toStdString(), false);
+                views::CompareRun run = CompareRunLoader::load(reader, recorded.runNumber);
+                run.label = labels[index];
+                emit runProgress(index, 0.5);
+                emit runFinished(index, run);
+                const std::optional<QString> preset =
+                    WhatIfReplay::smallestPresetWithoutOom(trace, setup, [this] { return cancelled_.load(); });
+                if (!preset) return;
+                emit runProgress(index, 1.0);
+                emit gpuSearched(index, *preset);
+            } catch (const storage::SessionError& e) {
+                emit runFailed(index, QString::fromStdString(e.what()));
+            } catch (const std::exception& e) {
+                emit runFailed(index, QString::fromUtf8(e.what()));
+            }
+        }
+    };
+    unsigned threads = threads_ != 0 ? threads_ : std::max(1u, std::thread::hardware_concurrency());
+    threads = std::min<unsigned>(threads, static_cast<unsigned>(std::max<std::size_t>(count, 1)));
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+    worker();
+    for (std::thread& t : pool) t.join();
 }
 
 }  // namespace allocscope::app

@@ -5,7 +5,9 @@
 // CompareRunLoader, backend:cudaMallocAsync configs measured with ComparisonEngine::runOne (the
 // async model has no segments to record). Results are signalled as each run finishes; cancel()
 // stops the runs at their next progress check (a run cut short stays in the session, marked
-// interrupted). Signals come from the worker threads (queued to receivers on the GUI thread).
+// interrupted). For "This recording" each config is instead a replay of the recording
+// (WhatIfReplay), after the recording's own run. Signals come from the worker threads (queued to
+// receivers on the GUI thread).
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -44,11 +46,16 @@ signals:
     void runProgress(int index, double fraction);
     void runFinished(int index, const allocscope::views::CompareRun& run);
     void runFailed(int index, const QString& message);
+    // A recording's what-if: the smallest GPU preset on which run `index` has no OOM ("" none).
+    void gpuSearched(int index, const QString& preset);
     // error: why nothing (more) could run ("" when every run was attempted).
     void finished(bool cancelled, const QString& error);
 
 private:
     void work();
+    // CompareRequest::recording: index 0 is the recording's own run (read back), then one
+    // recorded replay per config, each followed by its smallest-GPU search.
+    void workRecording(const QStringList& labels);
 
     CompareRequest request_;
     QString sessionPath_;

@@ -12,12 +12,22 @@
 #include <exception>
 
 #include "app/CompareJob.h"
+#include "allocator/config/ConfigParser.h"
 #include "app/CompareRunLoader.h"
 #include "storage/session/SessionReader.h"
 #include "views/widgets/CompareWidget.h"
 #include "views/widgets/ExportHelpers.h"
+#include "views/widgets/WhatIfAnswerView.h"
 
 namespace allocscope::app {
+namespace {
+// Two PYTORCH_CUDA_ALLOC_CONF lines are one config when PyTorch reads the same settings.
+bool sameConfig(const QString& a, const QString& b) {
+    const alloc::ParseResult pa = alloc::parseConfig(a.toStdString());
+    const alloc::ParseResult pb = alloc::parseConfig(b.toStdString());
+    return pa.accepted() && pb.accepted() ? pa.config == pb.config : a.trimmed() == b.trimmed();
+}
+}  // namespace
 
 ComparePage::ComparePage(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
@@ -44,6 +54,8 @@ ComparePage::ComparePage(QWidget* parent) : QWidget(parent) {
     bar->addWidget(progress_);
     bar->addWidget(cancelButton_);
     layout->addLayout(bar);
+    answer_ = new views::WhatIfAnswerView(this);
+    layout->addWidget(answer_);
     widget_ = new views::CompareWidget(this);
     layout->addWidget(widget_, 1);
     connect(cancelButton_, &QPushButton::clicked, this, &ComparePage::cancel);
@@ -96,6 +108,8 @@ void ComparePage::setSession(const QString& sessionPath, storage::SessionWriter*
     mapLoading_ = false;
     pendingMapOp_.reset();
     widget_->setData({});
+    recordingRequest_.reset();
+    answer_->setAnswer({});
     if (sessionPath.isEmpty()) say(tr("No session open: open or create one to compare configs."));
     else if (writer == nullptr) say(tr("This session is open read-only: Compare can show its runs but records nothing."));
 }
@@ -118,7 +132,7 @@ void ComparePage::startCompare(const CompareRequest& request) {
         say(tr("Cannot compare: no config given. Add at least one PYTORCH_CUDA_ALLOC_CONF string."));
         return;
     }
-    if (request.workload.isEmpty() && request.tracePath.isEmpty()) {
+    if (request.workload.isEmpty() && request.tracePath.isEmpty() && !request.recording) {
         say(tr("Cannot compare: pick a workload or a trace file to run."));
         return;
     }
@@ -129,15 +143,23 @@ void ComparePage::startCompare(const CompareRequest& request) {
     failures_.clear();
     recorded_.clear();
     labels_.clear();
-    program_ = request.workload.isEmpty() ? request.tracePath : request.workload;
+    program_ = request.recording ? request.recording->recording.fileName : request.workload.isEmpty() ? request.tracePath : request.workload;
     opCount_ = 0;
     widget_->setData({});
+    recordingRequest_.reset();
+    if (request.recording) recordingRequest_ = request;
+    smallestGpu_.assign(results_.size(), std::nullopt);
+    answer_->setAnswer({});
     job_ = new CompareJob(request, sessionPath_, writer_, this);
     connect(job_, &CompareJob::prepared, this, [this](const QString& program, qint64 ops, const QStringList& labels) {
         program_ = program;
         opCount_ = ops;
         labels_ = labels;
-        say(tr("Running %1 (%2 ops) under %n config(s)…", nullptr, static_cast<int>(labels.size()))
+        // A recording's comparison has one column more than configs: the recording itself.
+        results_.resize(static_cast<std::size_t>(labels.size()));
+        runProgress_.resize(results_.size(), 0.0);
+        smallestGpu_.resize(results_.size());
+        say(tr("Running %1 (%2 ops) under %n config(s)…", nullptr, static_cast<int>(labels.size()) - (recordingRequest_ ? 1 : 0))
                 .arg(program, QString::number(ops)));
     });
     connect(job_, &CompareJob::runProgress, this, [this](int index, double fraction) {
@@ -150,8 +172,13 @@ void ComparePage::startCompare(const CompareRequest& request) {
     connect(job_, &CompareJob::runFinished, this, [this](int index, const views::CompareRun& run) {
         if (index < 0 || index >= static_cast<int>(results_.size())) return;
         results_[static_cast<std::size_t>(index)] = run;
-        if (run.run > 0) recorded_.append(run.run);
+        if (run.run > 0 && !(recordingRequest_ && index == 0)) recorded_.append(run.run);  // not the recording itself
         publish();
+    });
+    connect(job_, &CompareJob::gpuSearched, this, [this](int index, const QString& preset) {
+        if (index < 0 || index >= static_cast<int>(smallestGpu_.size())) return;
+        smallestGpu_[static_cast<std::size_t>(index)] = preset;
+        publishAnswer();
     });
     connect(job_, &CompareJob::runFailed, this, [this](int index, const QString& message) {
         const QString label = index < labels_.size() ? labels_[index] : QString::number(index + 1);
@@ -171,6 +198,7 @@ void ComparePage::jobFinished(bool cancelled, const QString& error) {
     setBusy(false);
     int done = 0;
     for (const auto& r : results_) done += r.has_value() ? 1 : 0;
+    if (recordingRequest_ && !results_.empty() && results_.front()) --done;  // the recording is shown, not compared
     if (!error.isEmpty()) {
         say(tr("Compare failed: %1").arg(error));
     } else if (cancelled) {
@@ -218,6 +246,41 @@ void ComparePage::publish() {
     widget_->setData(std::move(shown));
     ++dataVersion_;  // maps loaded for the previous list of runs no longer fit
     requestMaps(widget_->currentOp());
+    publishAnswer();
+}
+
+void ComparePage::publishAnswer() {
+    if (!recordingRequest_ || results_.empty() || !results_.front()) {
+        answer_->setAnswer({});
+        return;
+    }
+    const auto counts = [](const views::CompareRun& r) {
+        return views::WhatIfCounts{r.peakReserved, r.ooms, r.firstOomOp, r.retries, r.cudaMallocs};
+    };
+    const WhatIfSetup& setup = *recordingRequest_->recording;
+    views::WhatIfAnswer answer;
+    answer.conditions = setup.memoryFraction ? tr("replayed on %1, memory fraction %2").arg(setup.gpuName).arg(*setup.memoryFraction)
+                                             : tr("replayed on %1").arg(setup.gpuName);
+    // Each config is told against the recorded config under the same GPU and fraction (what the
+    // config alone changes); that config itself against the recording as it ran.
+    const QString recorded = setup.recording.recordedConfig.isEmpty() ? tr("default") : setup.recording.recordedConfig;
+    const QString recordingLabel = tr("the recording, run %1").arg(setup.recording.run);
+    std::optional<std::size_t> recordedColumn;
+    for (std::size_t i = 1; i < results_.size(); ++i) {
+        if (results_[i] && sameConfig(results_[i]->configText, setup.recording.recordedConfig)) recordedColumn = i;
+    }
+    for (std::size_t i = 1; i < results_.size(); ++i) {
+        if (!results_[i]) continue;
+        views::WhatIfAnswerLine line;
+        line.label = results_[i]->label;
+        line.counts = counts(*results_[i]);
+        const bool vsRecording = !recordedColumn || *recordedColumn == i;
+        line.against = vsRecording ? recordingLabel : tr("%1 replayed the same way").arg(recorded);
+        line.baseline = counts(*results_[vsRecording ? 0 : *recordedColumn]);
+        if (i < smallestGpu_.size()) line.smallestGpu = smallestGpu_[i];
+        answer.lines.push_back(line);
+    }
+    answer_->setAnswer(answer);
 }
 
 void ComparePage::showRuns(const QList<int>& runs) {
@@ -231,6 +294,8 @@ void ComparePage::showRuns(const QList<int>& runs) {
     }
     joinHelpers();
     const int generation = ++generation_;
+    recordingRequest_.reset();  // runs read back: no recording comparison to answer for
+    answer_->setAnswer({});
     mapLoading_ = false;
     pendingMapOp_.reset();
     say(tr("Reading %n run(s)…", nullptr, static_cast<int>(runs.size())));

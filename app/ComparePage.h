@@ -23,6 +23,7 @@ class SessionWriter;
 }
 namespace allocscope::views {
 class CompareWidget;
+class WhatIfAnswerView;
 }
 
 namespace allocscope::app {
@@ -45,6 +46,8 @@ public:
     // The side-by-side segment maps follow the main scrubber's op.
     void setCurrentOp(qint64 op);
     views::CompareWidget* compareWidget() const;
+    // "This recording": the answer line per config over the charts (hidden otherwise).
+    views::WhatIfAnswerView* answerView() const { return answer_; }
 
     bool isBusy() const { return busy_; }
     void cancel();
@@ -73,10 +76,14 @@ private:
     void startMapLoad(qint64 op);
     void jobFinished(bool cancelled, const QString& error);
     void joinHelpers();
+    void publishAnswer();
 
     QString sessionPath_;
     storage::SessionWriter* writer_ = nullptr;
     views::CompareWidget* widget_ = nullptr;
+    views::WhatIfAnswerView* answer_ = nullptr;
+    std::optional<CompareRequest> recordingRequest_;  // the comparison runs "This recording"
+    std::vector<std::optional<QString>> smallestGpu_;  // per column: the GPU search's answer
     QLabel* status_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QPushButton* cancelButton_ = nullptr;

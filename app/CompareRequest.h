@@ -9,6 +9,8 @@
 
 #include <optional>
 
+#include "app/WhatIfSetup.h"
+
 namespace allocscope::app {
 
 struct CompareRequest {
@@ -19,6 +21,12 @@ struct CompareRequest {
     QString gpuPreset;           // allocator/device/GpuPresets name; empty = the workload's own
     std::optional<double> memoryFraction;
     QList<QPair<QString, QString>> configs;  // (label, PYTORCH_CUDA_ALLOC_CONF string)
+
+    // "This recording" (set instead of workload / tracePath): every config is a replay of the
+    // recording as `allocscope-cli replay --config C --continue-after-oom` does it (WhatIfReplay),
+    // on the setup's GPU and memory fraction (memoryFraction above is unused then), and the
+    // recording's own run is shown first, as the baseline of the answer.
+    std::optional<WhatIfSetup> recording;
 };
 
 }  // namespace allocscope::app

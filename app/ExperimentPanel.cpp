@@ -1,6 +1,7 @@
 #include "app/ExperimentPanel.h"
 
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -43,7 +44,8 @@ QString canonicalConfig(const QString& text) {
 }  // namespace
 
 ExperimentPanel::ExperimentPanel(QWidget* parent)
-    : QWidget(parent), workload_(new QComboBox(this)), description_(new QLabel(this)), params_(new views::ParamFormWidget(this)),
+    : QWidget(parent), workload_(new QComboBox(this)), description_(new QLabel(this)),
+      recordingInfo_(new QLabel(this)), fraction_(new QDoubleSpinBox(this)), params_(new views::ParamFormWidget(this)),
       seed_(new QSpinBox(this)), gpu_(new QComboBox(this)), config_(new views::ConfigEditorWidget(this)),
       compareList_(new views::ConfigListWidget(this)), run_(new QPushButton(tr("&Run"), this)), compare_(new QPushButton(tr("Co&mpare"), this)) {
     auto* layout = new QVBoxLayout(this);
@@ -51,18 +53,23 @@ ExperimentPanel::ExperimentPanel(QWidget* parent)
 
     auto* program = new QGroupBox(tr("Program"), this);
     auto* form = new QFormLayout(program);
+    form_ = form;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     for (const auto& w : alloc::WorkloadRegistry::instance().all()) {
         workload_->addItem(QString::fromStdString(w->name()), QString::fromStdString(w->name()));
         workload_->setItemData(workload_->count() - 1, QString::fromStdString(w->summary()), Qt::ToolTipRole);
     }
-    workload_->setToolTip(tr("The demo workload to run through the allocator"));
+    workload_->setToolTip(tr("The program to run through the allocator: a demo workload, or the selected run's recording"));
     auto* workloadLabel = new QLabel(tr("&Workload"), program);
     workloadLabel->setBuddy(workload_);
     form->addRow(workloadLabel, workload_);
     description_->setWordWrap(true);
     description_->setToolTip(tr("What the workload does"));
     form->addRow(description_);
+    recordingInfo_->setWordWrap(true);
+    recordingInfo_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    recordingInfo_->setToolTip(tr("The recording Run and Compare replay: its file, trace entries, device, recorded config and the GPU it was replayed on"));
+    form->addRow(recordingInfo_);
     form->addRow(params_);
     seed_->setRange(0, 1'000'000'000);
     seed_->setValue(1);
@@ -97,6 +104,15 @@ ExperimentPanel::ExperimentPanel(QWidget* parent)
     auto* gpuLabel = new QLabel(tr("&GPU"), program);
     gpuLabel->setBuddy(gpu_);
     form->addRow(gpuLabel, gpu_);
+    fraction_->setRange(0.0, 1.0);
+    fraction_->setDecimals(4);
+    fraction_->setSingleStep(0.01);
+    fraction_->setValue(1.0);
+    fraction_->setToolTip(tr("torch.cuda.set_per_process_memory_fraction for the replay: the share of the GPU's memory "
+                             "the allocator may use (1 = no cap)"));
+    auto* fractionLabel = new QLabel(tr("Memor&y fraction"), program);  // Alt+F is the File menu
+    fractionLabel->setBuddy(fraction_);
+    form->addRow(fractionLabel, fraction_);
     layout->addWidget(program);
 
     // The editor's form scrolls inside itself: its box takes the height left by the controls
@@ -182,7 +198,80 @@ void ExperimentPanel::saveCompareList() const {
     settings.setValue(kCompareExpandedKey, compareList_->isExpanded());
 }
 
+bool ExperimentPanel::isRecordingChosen() const { return recording_ && workload_->currentData(Qt::UserRole + 1).toBool(); }
+
+void ExperimentPanel::setRecording(const std::optional<RecordingSource>& recording) {
+    const bool same = recording && recording_ && recording->path == recording_->path && recording->device == recording_->device;
+    if (same) {
+        recording_ = recording;  // another run of the same file: keep what the user set
+        workload_->setItemData(0, recording->description(), Qt::ToolTipRole);
+        if (isRecordingChosen()) recordingInfo_->setText(recording->description());
+        return;
+    }
+    if (recording_) {
+        const QSignalBlocker block(workload_);
+        workload_->removeItem(0);
+    }
+    recording_ = recording;
+    if (!recording_) {
+        onWorkloadChanged();
+        return;
+    }
+    {
+        const QSignalBlocker block(workload_);
+        workload_->insertItem(0, tr("This recording: %1").arg(recording->fileName));
+        workload_->setItemData(0, true, Qt::UserRole + 1);
+        workload_->setItemData(0, recording->description(), Qt::ToolTipRole);
+        workload_->setCurrentIndex(0);
+    }
+    onWorkloadChanged();
+    config_->setText(recording->recordedConfig);
+    fraction_->setValue(recording->memoryFraction);
+    selectGpu(recording->totalMemory, recording->gpu);
+}
+
+void ExperimentPanel::setRecordings(const RecordingSources& recordings) {
+    recordings_ = recordings;
+    if (recordings_.contains(selectedRun_)) setRecording(recordings_.value(selectedRun_));
+}
+
+void ExperimentPanel::followRun(int run, const views::RunListData& runs) {
+    selectedRun_ = run;
+    if (recordings_.contains(run)) setRecording(recordings_.value(run));
+    else if (!RecordingCatalog::mayBeReplay(runs, run)) setRecording(std::nullopt);
+}
+
+void ExperimentPanel::selectGpu(quint64 totalMemory, const QString& name) {
+    // A recorded size that is no preset gets an entry of its own at the top.
+    const int old = gpu_->findData(QStringLiteral("recorded"), Qt::UserRole + 3);
+    if (old >= 0) gpu_->removeItem(old);
+    for (int i = 0; i < gpu_->count(); ++i) {
+        if (gpu_->itemData(i, Qt::UserRole + 1).toULongLong() == totalMemory) {
+            gpu_->setCurrentIndex(i);
+            return;
+        }
+    }
+    gpu_->insertItem(0, tr("recorded: %1 (%2)").arg(name, views::Formatting::bytes(static_cast<qint64>(totalMemory))));
+    gpu_->setItemData(0, name, Qt::UserRole);
+    gpu_->setItemData(0, static_cast<qulonglong>(totalMemory), Qt::UserRole + 1);
+    gpu_->setItemData(0, static_cast<qulonglong>(kDefaultContextMemory), Qt::UserRole + 2);
+    gpu_->setItemData(0, QStringLiteral("recorded"), Qt::UserRole + 3);
+    gpu_->setItemData(0, tr("The total memory the recording was replayed with"), Qt::ToolTipRole);
+    gpu_->setCurrentIndex(0);
+}
+
 void ExperimentPanel::onWorkloadChanged() {
+    const bool recording = isRecordingChosen();
+    form_->setRowVisible(description_, !recording);
+    form_->setRowVisible(params_, !recording);
+    form_->setRowVisible(seed_, !recording);
+    form_->setRowVisible(recordingInfo_, recording);
+    form_->setRowVisible(fraction_, recording);
+    updateButtons();
+    if (recording) {
+        recordingInfo_->setText(recording_->description());
+        return;
+    }
     const alloc::Workload* w = alloc::WorkloadRegistry::instance().find(workload_->currentData().toString().toStdString());
     if (w == nullptr) return;
     description_->setText(QString::fromStdString(w->summary()));
@@ -197,6 +286,9 @@ void ExperimentPanel::onWorkloadChanged() {
 void ExperimentPanel::updateButtons() {
     const bool ok = config_->isAccepted();
     run_->setEnabled(!busy_ && ok);
+    const bool recording = isRecordingChosen();
+    run_->setToolTip(recording ? tr("Replay the recording under this config and GPU and record it as a new run of the session (Ctrl+R)")
+                               : tr("Run the workload under this config and record it as a new run of the session (Ctrl+R)"));
     const QList<QPair<QString, QString>> configs = compareList_->chosenConfigs();
     compare_->setEnabled(!busy_ && ok && configs.size() >= 2);
     // The tooltip says why Compare is off, or exactly what it will run.
@@ -208,8 +300,10 @@ void ExperimentPanel::updateButtons() {
     } else {
         QStringList labels;
         for (const auto& c : configs) labels << QStringLiteral("• ") + c.first;
-        compare_->setToolTip(tr("Run the workload under these %n configs and compare them in the Compare tab:\n", nullptr,
-                                static_cast<int>(configs.size())) +
+        compare_->setToolTip((recording ? tr("Replay the recording under these %n configs and compare them with it in the Compare tab:\n", nullptr,
+                                             static_cast<int>(configs.size()))
+                                        : tr("Run the workload under these %n configs and compare them in the Compare tab:\n", nullptr,
+                                static_cast<int>(configs.size()))) +
                              labels.join(QLatin1Char('\n')));
     }
 }
@@ -243,6 +337,10 @@ std::optional<RunChoice> ExperimentPanel::choice(QString* why) const {
     c.totalMemory = gpu_->currentData(Qt::UserRole + 1).toULongLong();
     c.otherMemory = gpu_->currentData(Qt::UserRole + 2).toULongLong();
     c.config = config_->text().trimmed();
+    if (isRecordingChosen()) {
+        c.whatIf = WhatIfSetup{*recording_, c.config, c.gpuName, c.totalMemory, c.otherMemory, std::nullopt};
+        if (fraction_->value() < 1.0) c.whatIf->memoryFraction = fraction_->value();
+    }
     return c;
 }
 

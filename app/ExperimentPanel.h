@@ -10,7 +10,11 @@
 
 #include <optional>
 
+#include "app/WhatIfSetup.h"
+
 class QComboBox;
+class QDoubleSpinBox;
+class QFormLayout;
 class QLabel;
 class QPushButton;
 class QSpinBox;
@@ -31,6 +35,9 @@ struct RunChoice {
     quint64 totalMemory = 0;
     quint64 otherMemory = 0;
     QString config;             // PYTORCH_CUDA_ALLOC_CONF
+    // "This recording" is the program (workload, params and seed unused then): the replay of it
+    // under `config` on the GPU above and the memory fraction field (1 = no cap).
+    std::optional<WhatIfSetup> whatIf;
 };
 
 class ExperimentPanel : public QWidget {
@@ -50,6 +57,19 @@ public:
     void setBusy(bool busy);  // disables Run / Compare while a recording runs
     void selectWorkload(const QString& name);
     void setConfigText(const QString& text);
+    // The selected run's recording (nullopt: the run is no replay of a file). A new recording is
+    // offered as "This recording" at the top of the Program list and chosen, the config editor
+    // set to its recorded PYTORCH_CUDA_ALLOC_CONF, the GPU to its total memory and the memory
+    // fraction to its fraction; the same recording again leaves the user's edits alone.
+    void setRecording(const std::optional<RecordingSource>& recording);
+    // The session's recordings by run number (RecordingCatalog::collect, read after the run
+    // list), and the run the user selected: the panel offers that run's recording, offers none
+    // for a workload run, and keeps what it offers for a replay run not collected yet (just
+    // recorded) until the next setRecordings.
+    void setRecordings(const RecordingSources& recordings);
+    void followRun(int run, const views::RunListData& runs);
+    bool isRecordingChosen() const;
+    QDoubleSpinBox* memoryFractionBox() const { return fraction_; }
 
     QComboBox* workloadBox() const { return workload_; }
     QComboBox* gpuBox() const { return gpu_; }
@@ -69,9 +89,16 @@ private:
     void updateButtons();
     void restoreCompareList();
     void saveCompareList() const;
+    void selectGpu(quint64 totalMemory, const QString& name);
 
     QComboBox* workload_;
     QLabel* description_;
+    QLabel* recordingInfo_;
+    QFormLayout* form_ = nullptr;
+    QDoubleSpinBox* fraction_;
+    std::optional<RecordingSource> recording_;
+    RecordingSources recordings_;
+    int selectedRun_ = -1;
     views::ParamFormWidget* params_;
     QSpinBox* seed_;
     QComboBox* gpu_;

@@ -46,12 +46,15 @@
 #include "app/ExportActions.h"
 #include "app/FormAdapters.h"
 #include "app/LessonDock.h"
+#include "app/ReadOnlySessionPrompt.h"
 #include "app/RecentFiles.h"
 #include "app/SessionDocument.h"
 #include "app/SessionMigration.h"
 #include "app/SessionWatcher.h"
 #include "app/StacksPage.h"
 #include "app/ViewDataAdapters.h"
+#include "app/RecordingSource.h"
+#include "app/WhatIfReplay.h"
 #include "storage/formats/FormatError.h"
 #include "storage/session/ProgramRecording.h"
 #include "storage/session/SessionError.h"
@@ -471,6 +474,7 @@ bool MainWindow::replaceDocument(std::unique_ptr<SessionDocument> doc) {
     summary_->setData({});
     stacks_->clear();
     pendingRun_ = -1;
+    panel_->setRecordings({});
     updateTitle();
     updateActions();
     watcher_->watch(doc_ ? doc_->path() : QString());
@@ -498,6 +502,9 @@ bool MainWindow::newSession() {
 
 bool MainWindow::ensureWritableDocument() {
     if (!doc_) return newSession();
+    if (!doc_->writerIfOpen() && !doc_->isTemporary() &&
+        !ReadOnlySessionPrompt::offerCopy(this, doc_->path(), [this](const QString& copy) { return saveSessionAs(copy); }))
+        return false;
     try {
         const bool fresh = doc_->writerIfOpen() == nullptr;
         doc_->writer();
@@ -624,7 +631,8 @@ void MainWindow::refreshRuns(int selectAfter) {
     const bool verify = doc_->takeIntegrityCheck();
     auto* job = new BackgroundJob(tr("Reading runs"), [this, path, verify](BackgroundJob& self) {
         storage::SessionReader reader(path.toStdString(), false);
-        views::RunListData runs = toRunListData(reader.runs());
+        const std::vector<storage::RunRow> rows = reader.runs();
+        views::RunListData runs = toRunListData(rows);
         self.deliver([this, path, runs = std::move(runs)]() mutable {
             if (!doc_ || doc_->path() != path) return;
             runList_->setRuns(std::move(runs));
@@ -638,6 +646,9 @@ void MainWindow::refreshRuns(int selectAfter) {
                 pendingRun_ = -1;
                 runList_->selectRun(select);
             }
+        });
+        self.deliver([this, path, sources = RecordingCatalog::collect(rows)] {  // reads each trace file once
+            if (doc_ && doc_->path() == path) panel_->setRecordings(sources);
         });
         // Then every page, once the runs are on screen: a failure closes the document.
         if (verify) storage::SessionSchema::checkIntact(path.toStdString());  // another process may write it
@@ -674,6 +685,7 @@ void MainWindow::onRunSelected(int number) {
     emptyHint_->hide();
     tabs_->show();
     verdictBanner_->showRun(runList_->model()->runs(), number);
+    panel_->followRun(number, runList_->model()->runs());  // offers the run's recording, if any
     statusBar()->showMessage(tr("Loading run %1…").arg(number));
     service_->openRun(doc_->path(), number);
     allocationsLoader_->load(doc_->path(), number);
@@ -858,10 +870,15 @@ void MainWindow::runExperiment() {
     }
     const alloc::ParseResult parsed = alloc::parseConfig(choice->config.toStdString());
     if (parsed.config.backend == alloc::Backend::CudaMallocAsync) {
-        error(tr("Cannot record"), tr("backend:cudaMallocAsync keeps no segments to record; use Compare to measure it."));
+        error(tr("Cannot record"), choice->whatIf ? tr("backend:cudaMallocAsync keeps no segments: a recording cannot be replayed into it.")
+                                                  : tr("backend:cudaMallocAsync keeps no segments to record; use Compare to measure it."));
         return;
     }
     if (!ensureWritableDocument()) return;
+    if (const std::optional<WhatIfSetup>& whatIf = choice->whatIf) {  // "This recording": replayed, as `allocscope-cli replay --config`
+        startJob(WhatIfReplay::runJob(doc_->writer(), *whatIf, [this](int run) { pendingRun_ = run; }, this), tr("Recorded %1").arg(whatIf->runName()));
+        return;
+    }
     storage::SessionWriter* writer = &doc_->writer();
     const RunChoice c = *choice;
     auto* job = new BackgroundJob(
@@ -911,6 +928,7 @@ void MainWindow::compareExperiment() {
     request.seed = choice->seed;
     request.gpuPreset = panel_->gpuPresetName();
     request.configs = panel_->compareConfigs();
+    request.recording = choice->whatIf;  // "This recording": each config replays it
     compare_->setSession(doc_->path(), &doc_->writer());
     emptyHint_->hide();
     tabs_->show();

@@ -1,17 +1,23 @@
 #include "app/StartupScript.h"
 
 #include <QApplication>
+#include <QDoubleSpinBox>
 #include <QLineEdit>
 #include <QPixmap>
+#include <QTabWidget>
 #include <QTimer>
 
+#include <algorithm>
 #include <cstdio>
 
+#include "app/ComparePage.h"
+#include "app/ExperimentPanel.h"
 #include "app/MainWindow.h"
 #include "app/SearchController.h"
 #include "app/StacksPage.h"
 #include "views/theme/ThemePalette.h"
 #include "views/widgets/RunListModel.h"
+#include "views/widgets/CompareWidget.h"
 #include "views/widgets/RunListWidget.h"
 
 namespace allocscope::app {
@@ -38,7 +44,8 @@ void StartupScript::start() {
     if (options_.run > 0) window_.selectRun(options_.run);
     if (options_.event >= 0) window_.goToEvent(options_.event);
     if (!options_.view.isEmpty()) window_.showView(options_.view);
-    const bool needsWaiting = options_.block != 0 || !options_.find.isEmpty() || !options_.screenshot.isEmpty() || options_.event >= 0;
+    const bool needsWaiting = options_.block != 0 || !options_.find.isEmpty() || !options_.screenshot.isEmpty() || options_.event >= 0 ||
+                              !options_.action.isEmpty() || !options_.config.isNull() || options_.memoryFraction >= 0;
     if (needsWaiting) timer_->start();
 }
 
@@ -53,7 +60,10 @@ void StartupScript::poll() {
     }
     const RunStateFrame& frame = window_.currentFrame();
     const bool wantedRun = options_.run <= 0 || frame.run == options_.run;
-    const bool loaded = frame.run > 0 && wantedRun && !window_.isBusy() && !frame.approximate &&
+    // A recording is offered as the program a moment after the run list (its file is read then).
+    const bool wantsPanel = !options_.config.isNull() || options_.memoryFraction >= 0 || !options_.action.isEmpty();
+    const bool panelSettled = !wantsPanel || window_.experimentPanel()->isRecordingChosen() || ticks_ > kSettleTicks * 4;
+    const bool loaded = frame.run > 0 && wantedRun && !window_.isBusy() && !frame.approximate && panelSettled &&
                         (options_.event < 0 || frame.shown == options_.event || window_.currentRun() != frame.run);
     if (stage_ == 0) {
         if (options_.files.isEmpty()) {
@@ -62,8 +72,8 @@ void StartupScript::poll() {
             return;
         } else {
             if (options_.event >= 0 && frame.shown != options_.event) window_.goToEvent(options_.event);
-            if (!options_.view.isEmpty()) window_.showView(options_.view);
-            if (options_.view == QLatin1String("compare")) {
+            if (!options_.view.isEmpty()) window_.showView(options_.view.section(QLatin1Char('-'), 0, 0));
+            if (options_.view == QLatin1String("compare") && options_.action.isEmpty()) {
                 // The runs of the selected run's program (same name), side by side.
                 QList<int> runs;
                 const auto& rows = window_.runList()->model()->runs();
@@ -81,10 +91,30 @@ void StartupScript::poll() {
                 window_.search()->field()->setText(options_.find);
                 window_.search()->search(options_.find);
             }
-            stage_ = 1;
+            if (!options_.config.isNull()) window_.experimentPanel()->setConfigText(options_.config);
+            if (options_.memoryFraction >= 0) window_.experimentPanel()->memoryFractionBox()->setValue(options_.memoryFraction);
+            if (options_.action == QLatin1String("run")) window_.runExperiment();
+            if (options_.action == QLatin1String("compare")) window_.compareExperiment();
+            stage_ = options_.action.isEmpty() ? 1 : 3;
             ticks_ = 0;
             return;
         }
+    }
+    if (stage_ == 3) {  // Run / Compare: wait for it (and for Run's new run on screen), then let the views settle
+        if (window_.isBusy()) return;
+        const auto& rows = window_.runList()->model()->runs();
+        const int newest = rows.empty() ? 0 : std::max_element(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+                                                  return a.number < b.number;
+                                              })->number;
+        if (options_.action == QLatin1String("run") && (frame.run != newest || frame.approximate)) return;
+        window_.comparePage()->setCurrentOp(window_.currentFrame().op);  // its maps at the scrubber's op
+        stage_ = 1;
+        ticks_ = 0;
+        return;
+    }
+    if (options_.view == QLatin1String("compare-maps")) {  // the Compare tab's last page
+        QTabWidget* pages = window_.comparePage()->compareWidget()->tabs();
+        pages->setCurrentIndex(pages->count() - 1);
     }
     if (stage_ == 1 && (ticks_ < kSettleTicks || window_.stacksPage()->isComputing())) return;
     timer_->stop();

@@ -46,6 +46,20 @@ private slots:
         QVERIFY(parseCommandLine({"allocscope", "--view", "charts"}).error.contains("charts"));
         QVERIFY(parseCommandLine({"allocscope", "--block", "xyz"}).error.contains("xyz"));
         QVERIFY(parseCommandLine({"allocscope", "--theme", "pink"}).error.contains("pink"));
+        QVERIFY(parseCommandLine({"allocscope", "--memory-fraction", "1.5"}).error.contains("--memory-fraction"));
+        QVERIFY(parseCommandLine({"allocscope", "--then", "dance"}).error.contains("dance"));
+    }
+    void whatToRunNext() {
+        const auto options = parseCommandLine({"allocscope", "kv.pickle", "--config", "expandable_segments:True", "--memory-fraction",
+                                               "0.03", "--then", "Compare"});
+        QVERIFY2(options.error.isEmpty(), qPrintable(options.error));
+        QCOMPARE(options.config, QString("expandable_segments:True"));
+        QCOMPARE(options.memoryFraction, 0.03);
+        QCOMPARE(options.action, QString("compare"));
+        // An empty --config is PyTorch's defaults, not "unchanged".
+        const auto defaults = parseCommandLine({"allocscope", "--config", ""});
+        QVERIFY(!defaults.config.isNull() && defaults.config.isEmpty());
+        QVERIFY(parseCommandLine({"allocscope"}).config.isNull());
     }
 };
 

@@ -9,8 +9,7 @@
 #include <sstream>
 
 #include "allocator/config/ConfigParser.h"
-#include "allocator/replay/DriverPlacementModel.h"
-#include "allocator/replay/ReferencePlacement.h"
+#include "allocator/replay/ConfigReplay.h"
 #include "allocator/replay/ReplayVerdict.h"
 #include "allocator/replay/TraceReplayer.h"
 #include "app/cli/DeviceOptions.h"
@@ -199,9 +198,6 @@ int runReplay(VerbContext& ctx) {
         options.totalMemory = device->totalMemory;
         options.otherMemory = device->otherMemory;
         options.continueAfterOom = args.continueAfterOom;
-        // A source without recorded settings (RMM CSV) cannot contradict --config: replay it with
-        // its own allocation addresses and check them; a snapshot is exact under its own config.
-        const bool exact = !trace.settings || (recorded && config == *recorded);
         const alloc::RecordedTrace* compare = nullptr;
         for (const alloc::RecordedTrace& t : compareTraces) {
             if (t.device == trace.device) compare = &t;
@@ -216,21 +212,14 @@ int runReplay(VerbContext& ctx) {
             announced = true;
         }
         RealGpuReplay realGpu(*device, options);  // --gpu cuda:N: captures the events to run again on the GPU
-        std::unique_ptr<alloc::PlacementModel> model;
+        // Checked under the recorded settings, a what-if otherwise (the rule the GUI shares).
+        const alloc::WhatIfPlacement placement = args.placement == "reference" ? alloc::WhatIfPlacement::Reference
+                                                 : args.placement == "device"  ? alloc::WhatIfPlacement::Device
+                                                                               : alloc::WhatIfPlacement::Driver;
+        alloc::ConfigReplay plan(trace, recorded, options, placement);
+        const bool exact = plan.checked();
         alloc::ReplayResult result;
-        if (exact) {
-            // Where the replay leaves the recording (another memory fraction...), new segments
-            // are placed by the driver model rather than arbitrarily.
-            model = std::make_unique<alloc::DriverPlacementModel>(trace);
-            options.fallbackPlacement = model.get();
-            if (!session) result = alloc::TraceReplayer::replay(trace, options);
-        } else {
-            if (args.placement == "driver") model = std::make_unique<alloc::DriverPlacementModel>(trace);
-            if (args.placement == "reference") model = std::make_unique<alloc::ReferencePlacement>(trace);
-            if (args.placement == "device") model = std::make_unique<alloc::NoPlacement>();
-            options.placement = model.get();
-            if (!session) result = alloc::TraceReplayer::replayWhatIf(trace, recorded.value_or(alloc::AllocatorConfig{}), options);
-        }
+        if (!session) result = plan.run();
         if (session) {  // the same replay, recorded as it runs
             const std::string file = std::filesystem::path(args.trace).filename().string() +
                                      (traces.size() > 1 ? " device " + std::to_string(trace.device) : std::string());
@@ -238,9 +227,8 @@ int runReplay(VerbContext& ctx) {
             const DbRun run{exact ? file : file + " · " + label, trace.hasSegmentEvents ? "snapshot" : "csv",
                             args.trace + " (" + trace.origin + ")", exact ? recordedText : *args.device.config, config};
             int code = kExitOk;
-            std::optional<alloc::ReplayResult> replayed = session->recordReplay(
-                ctx, report, trace, options, run, device->name,
-                exact ? std::nullopt : std::optional<alloc::AllocatorConfig>(recorded.value_or(alloc::AllocatorConfig{})), code);
+            std::optional<alloc::ReplayResult> replayed =
+                session->recordReplay(ctx, report, trace, plan.options(), run, device->name, plan.whatIfRecordedConfig(), code);
             if (!replayed) return code;
             result = std::move(*replayed);
         }

@@ -1,0 +1,87 @@
+#include "views/widgets/WhatIfAnswerView.h"
+
+#include <QLabel>
+#include <QVBoxLayout>
+
+#include "views/util/Formatting.h"
+
+namespace allocscope::views {
+namespace {
+
+QString change(const QString& what, const QString& before, const QString& after) {
+    return before == after ? WhatIfAnswerView::tr("%1 %2 (unchanged)").arg(what, after)
+                           : WhatIfAnswerView::tr("%1 %2 → %3").arg(what, before, after);
+}
+
+QString oomPart(const WhatIfCounts& c, const WhatIfCounts& base) {
+    const QString at = Formatting::count(c.firstOomOp);
+    const QString baseAt = Formatting::count(base.firstOomOp);
+    if (c.ooms == 0 && base.ooms == 0) return WhatIfAnswerView::tr("no OOM either");
+    if (c.ooms == 0) {
+        return base.ooms == 1 ? WhatIfAnswerView::tr("the OOM at op %1 does not happen").arg(baseAt)
+                              : WhatIfAnswerView::tr("none of its %1 OOMs (the first at op %2) happen")
+                                    .arg(Formatting::count(static_cast<qint64>(base.ooms)), baseAt);
+    }
+    const QString count = c.ooms == 1 ? WhatIfAnswerView::tr("1 OOM") : WhatIfAnswerView::tr("%1 OOMs").arg(Formatting::count(static_cast<qint64>(c.ooms)));
+    if (base.ooms == 0) return WhatIfAnswerView::tr("%1, the first at op %2 (it had none)").arg(count, at);
+    return WhatIfAnswerView::tr("still %1, the first at op %2 (it had %3, the first at op %4)")
+        .arg(count, at, Formatting::count(static_cast<qint64>(base.ooms)), baseAt);
+}
+
+}  // namespace
+
+WhatIfAnswerView::WhatIfAnswerView(QWidget* parent) : QWidget(parent), text_(new QLabel(this)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(6, 4, 6, 4);
+    text_->setWordWrap(true);
+    text_->setTextFormat(Qt::RichText);
+    text_->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
+    text_->setToolTip(tr("What each config changes against the recording (select to copy)"));
+    layout->addWidget(text_);
+    setVisible(false);
+}
+
+QString WhatIfAnswerView::sentence(const WhatIfAnswerLine& line) {
+    const WhatIfCounts& c = line.counts;
+    const WhatIfCounts& base = line.baseline;
+    QStringList parts;
+    parts << oomPart(c, base);
+    parts << change(tr("peak reserved"), Formatting::bytes(base.peakReserved), Formatting::bytes(c.peakReserved));
+    parts << change(tr("retries"), Formatting::count(static_cast<qint64>(base.retries)), Formatting::count(static_cast<qint64>(c.retries)));
+    parts << change(tr("cudaMalloc calls"), Formatting::count(static_cast<qint64>(base.cudaMallocs)),
+                    Formatting::count(static_cast<qint64>(c.cudaMallocs)));
+    if (line.smallestGpu) {
+        parts << (line.smallestGpu->isEmpty() ? tr("no GPU preset runs it without an OOM")
+                                              : tr("smallest GPU preset without an OOM: %1").arg(*line.smallestGpu));
+    } else {
+        parts << tr("smallest GPU: searching…");
+    }
+    if (line.modelledDecisions) {
+        parts << tr("%1 decisions rested on modelled addresses").arg(Formatting::count(static_cast<qint64>(*line.modelledDecisions)));
+    }
+    return tr("%1 (against %2): %3").arg(line.label, line.against, parts.join(QStringLiteral("; ")));
+}
+
+void WhatIfAnswerView::setAnswer(const WhatIfAnswer& answer) {
+    answer_ = answer;
+    if (answer.lines.empty()) {
+        text_->clear();
+        setVisible(false);
+        return;
+    }
+    QString html = tr("<b>What changes</b>, %1:").arg(answer.conditions.toHtmlEscaped());
+    html += QStringLiteral("<ul style=\"margin-left:-20px\">");
+    for (const WhatIfAnswerLine& line : answer.lines)
+        html += QStringLiteral("<li>%1</li>").arg(sentence(line).toHtmlEscaped());
+    html += QStringLiteral("</ul>");
+    text_->setText(html);
+    setVisible(true);
+}
+
+QString WhatIfAnswerView::plainText() const {
+    QStringList lines;
+    for (const WhatIfAnswerLine& line : answer_.lines) lines << sentence(line);
+    return lines.join(QLatin1Char('\n'));
+}
+
+}  // namespace allocscope::views
