@@ -3,6 +3,7 @@
 #include <future>
 
 #include "storage/session/HistoryStartTable.h"
+#include "storage/session/RunRankTable.h"
 #include "storage/session/RunVerdictTable.h"
 
 namespace allocscope::storage {
@@ -103,10 +104,11 @@ void SessionRecorder::finish(const alloc::StackTable* stacks, const std::string&
     finished_ = true;
     std::shared_ptr<alloc::StackTable> copy = stacks != nullptr ? std::make_shared<alloc::StackTable>(*stacks) : nullptr;
     auto phases = std::make_shared<std::vector<PhaseSpan>>(std::move(phases_));
-    writer_.submit([builder = builder_, copy, divergence, phases, start = historyStart_, verdict = verdict_](SessionWriter::Context& ctx) {
+    writer_.submit([builder = builder_, copy, divergence, phases, start = historyStart_, verdict = verdict_, rank = rank_](SessionWriter::Context& ctx) {
         writePhases(ctx.db, builder->runId(), *phases);
         if (start) HistoryStartTable::write(ctx.db, builder->runId(), *start);
         if (verdict) RunVerdictTable::write(ctx.db, builder->runId(), *verdict);
+        if (rank) RunRankTable::write(ctx.db, builder->runId(), *rank);
         builder->finish(ctx.db, copy.get(), divergence, true);
     });
     writer_.flush();
@@ -117,10 +119,11 @@ void SessionRecorder::interrupt(const alloc::StackTable* stacks) {
     finished_ = true;
     std::shared_ptr<alloc::StackTable> copy = stacks != nullptr ? std::make_shared<alloc::StackTable>(*stacks) : nullptr;
     auto phases = std::make_shared<std::vector<PhaseSpan>>(std::move(phases_));
-    writer_.submit([builder = builder_, copy, phases, start = historyStart_, verdict = verdict_](SessionWriter::Context& ctx) {
+    writer_.submit([builder = builder_, copy, phases, start = historyStart_, verdict = verdict_, rank = rank_](SessionWriter::Context& ctx) {
         writePhases(ctx.db, builder->runId(), *phases);
         if (start) HistoryStartTable::write(ctx.db, builder->runId(), *start);
         if (verdict) RunVerdictTable::write(ctx.db, builder->runId(), *verdict);
+        if (rank) RunRankTable::write(ctx.db, builder->runId(), *rank);
         builder->finish(ctx.db, copy.get(), {}, false);
     });
     writer_.flush();

@@ -58,6 +58,8 @@ public:
     // Whether the run was compared with a recording (RunVerdictTable), stored by finish() or
     // interrupt() in the same transaction. Without it the run reads as VerdictKind::Unknown.
     void setVerdict(RunVerdict verdict) { verdict_ = std::move(verdict); }
+    // The run's rank in a distributed job (RunRankTable), stored by finish() or interrupt().
+    void setRank(std::optional<RunRank> rank) { rank_ = std::move(rank); }
     // Stores stacks, summary and heatmap, marks the run complete and waits for the commit.
     void finish(const alloc::StackTable* stacks = nullptr, const std::string& divergence = {});
     // A recording stopped on purpose (cancelled): commits what was recorded with its stacks and
@@ -80,6 +82,7 @@ private:
     std::vector<PhaseSpan> phases_;
     std::optional<HistoryStart> historyStart_;
     std::optional<RunVerdict> verdict_;
+    std::optional<RunRank> rank_;
     bool restoredSinceSync_ = false;
 };
 
