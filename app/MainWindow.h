@@ -1,8 +1,9 @@
 #pragma once
 // The application's main window. Left dock: the session's runs and what to run next
 // (ExperimentPanel). Centre: Segments / Heatmap / Timeline / Compare tabs for the selected run at
-// the scrubber's event, with the event scrubber under them. Right docks: the block inspector and
-// memory_summary() at the current event. Menus: File (new, open, recent, save as, export, quit),
+// the scrubber's event, with the event scrubber under them, and Ranks (the session's runs as a
+// distributed job's ranks, RanksController). Right docks: the block inspector and
+// memory_summary() at the current event. Menus: File (new, open, open folder, recent, save as, export, quit),
 // View (tabs, docks, theme), Help. All session reading and recording happens in background jobs
 // (RunStateService, BackgroundJob); the window only shows their results.
 #include <QList>
@@ -31,6 +32,7 @@ class BlockInspectorWidget;
 class EventScrubber;
 class HeatmapWidget;
 class MemorySummaryView;
+class RanksWidget;
 class RunListWidget;
 class RunVerdictBanner;
 class SegmentMapWidget;
@@ -45,6 +47,7 @@ class ComparePage;
 class ExperimentPanel;
 class ExportActions;
 class LessonDock;
+class RanksController;
 class RecentFiles;
 class SessionDocument;
 
@@ -99,6 +102,8 @@ public:
     views::EventScrubber* scrubber() const { return scrubber_; }
     QTabWidget* viewTabs() const { return tabs_; }
     ComparePage* comparePage() const { return compare_; }
+    views::RanksWidget* ranksView() const { return ranks_; }
+    RanksController* ranksController() const { return ranksController_; }
     QAction* lessonsAction() const { return lessonsAction_; }
     LessonDock* lessonDock() const { return lessonDock_; }
     RunStateService* stateService() const { return service_; }
@@ -152,6 +157,8 @@ private:
     views::HeatmapWidget* heatmap_ = nullptr;
     views::TimelineChartView* timeline_ = nullptr;
     ComparePage* compare_ = nullptr;
+    views::RanksWidget* ranks_ = nullptr;  // a tab: like Compare it is about the session, not the scrubbed event
+    RanksController* ranksController_ = nullptr;
     views::EventScrubber* scrubber_ = nullptr;
     views::BlockInspectorWidget* inspector_ = nullptr;
     views::MemorySummaryView* summary_ = nullptr;
