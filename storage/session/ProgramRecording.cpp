@@ -290,7 +290,10 @@ std::vector<std::unique_ptr<SessionRecorder>> createImportRuns(SessionWriter& wr
     refuseSameFile(writer, prepared);
     std::vector<std::unique_ptr<SessionRecorder>> runs;
     for (std::size_t t = 0; t < prepared.traces.size(); ++t) {
-        runs.push_back(createReplayRun(writer, importOptions(prepared, t), importRunInfo(prepared, t)));
+        // Queued, not waited for: the caller's next file may queue its runs at once.
+        RecorderOptions queued;
+        queued.waitForRun = false;
+        runs.push_back(createReplayRun(writer, importOptions(prepared, t), importRunInfo(prepared, t), queued));
     }
     return runs;
 }
@@ -323,13 +326,14 @@ RecordedReplay recordReplay(SessionWriter& writer, const alloc::RecordedTrace& t
     return recordReplayInto(*recorder, trace, options, whatIfRecordedConfig, progress);
 }
 
-std::unique_ptr<SessionRecorder> createReplayRun(SessionWriter& writer, const alloc::ReplayOptions& options, const RunInfo& info) {
+std::unique_ptr<SessionRecorder> createReplayRun(SessionWriter& writer, const alloc::ReplayOptions& options, const RunInfo& info,
+                                                 const RecorderOptions& recorder) {
     if (options.config.backend == alloc::Backend::CudaMallocAsync) {
         throw std::invalid_argument("backend:cudaMallocAsync keeps no segments to replay into (run '" + info.name + "')");
     }
     alloc::SimulatedDevice fresh(options.totalMemory, options.otherMemory);
     const alloc::CachingAllocator initial(options.config, fresh);
-    return std::make_unique<SessionRecorder>(writer, info, initial.stats());
+    return std::make_unique<SessionRecorder>(writer, info, initial.stats(), recorder);
 }
 
 RecordedReplay recordReplayInto(SessionRecorder& recorder, const alloc::RecordedTrace& trace, const alloc::ReplayOptions& options,
@@ -345,13 +349,13 @@ RecordedReplay recordReplayInto(SessionRecorder& recorder, const alloc::Recorded
         if (options.afterStep) options.afterStep(stats);
     };
     RecordedReplay out;
-    out.runNumber = recorder.runNumber();
     try {
         out.result = whatIfRecordedConfig ? alloc::TraceReplayer::replayWhatIf(trace, *whatIfRecordedConfig, recorded)
                                           : alloc::TraceReplayer::replay(trace, recorded);
     } catch (const ImportCancelled&) {
         out.cancelled = true;
         recorder.interrupt(&trace.stacks);
+        out.runNumber = recorder.runNumber();  // after the commit: asking earlier could wait for it
         return out;
     }
     // The final stats once more, whatever changed after the last step (phase marks only today).
@@ -370,6 +374,7 @@ RecordedReplay recordReplayInto(SessionRecorder& recorder, const alloc::Recorded
     out.divergence = divergenceText(out.result);
     recorder.setVerdict(verdictOf(out.result, trace, options));
     recorder.finish(&trace.stacks, out.divergence);
+    out.runNumber = recorder.runNumber();
     if (progress) progress(entries, entries);
     return out;
 }

@@ -95,7 +95,8 @@ RecordedReplay recordReplay(SessionWriter& writer, const alloc::RecordedTrace& t
                             const RecordProgress& progress = {});
 // recordReplay in two halves, for a caller that numbers runs before it replays them (the parallel
 // import): createReplayRun creates the run now; recordReplayInto replays into it and finishes it.
-std::unique_ptr<SessionRecorder> createReplayRun(SessionWriter& writer, const alloc::ReplayOptions& options, const RunInfo& info);
+std::unique_ptr<SessionRecorder> createReplayRun(SessionWriter& writer, const alloc::ReplayOptions& options, const RunInfo& info,
+                                                 const RecorderOptions& recorder = {});
 RecordedReplay recordReplayInto(SessionRecorder& recorder, const alloc::RecordedTrace& trace, const alloc::ReplayOptions& options,
                                 const std::optional<alloc::AllocatorConfig>& whatIfRecordedConfig = std::nullopt,
                                 const RecordProgress& progress = {});

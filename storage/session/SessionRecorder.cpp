@@ -14,15 +14,22 @@ SessionRecorder::SessionRecorder(SessionWriter& writer, const RunInfo& info, con
       builder_(std::make_shared<RunBuilder>(initial, options_.keyframeInterval)) {
     if (options_.batchEvents == 0) options_.batchEvents = 4096;
     auto id = std::make_shared<std::promise<std::int64_t>>();
-    std::future<std::int64_t> future = id->get_future();
+    runId_ = id->get_future();
     writer_.submit([builder = builder_, info, id](SessionWriter::Context& ctx) {
         const std::int64_t run = builder->create(ctx.db, info);
         ctx.afterCommit.push_back([id, run] { id->set_value(run); });
     });
-    writer_.flush();
-    runNumber_ = static_cast<int>(future.get());
+    if (options_.waitForRun) runNumber();
     lastWatched_ = watched(initial);
     batch_.events.reserve(options_.batchEvents);
+}
+
+int SessionRecorder::runNumber() const {
+    if (runNumber_ == 0) {
+        writer_.flush();  // rethrows the writer's error; otherwise the creation is committed
+        runNumber_ = static_cast<int>(runId_.get());
+    }
+    return runNumber_;
 }
 
 SessionRecorder::~SessionRecorder() {

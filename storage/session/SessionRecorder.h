@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,6 +30,10 @@ struct RecorderOptions {
     std::uint64_t keyframeInterval = kDefaultKeyframeInterval;  // a multiple of batchEvents is best
     // Called on the writer thread after each commit with the run's committed event count.
     std::function<void(std::uint64_t)> onCommitted;
+    // false: the constructor only queues the run's creation and runNumber() waits for it. The
+    // parallel import creates its runs in file order this way, without a round trip to the
+    // writer thread for each (the writer applies tasks in order, so batches follow the creation).
+    bool waitForRun = true;
 };
 
 class SessionRecorder final : public alloc::EventSink {
@@ -42,7 +47,8 @@ public:
     SessionRecorder(const SessionRecorder&) = delete;
     SessionRecorder& operator=(const SessionRecorder&) = delete;
 
-    int runNumber() const { return runNumber_; }
+    // Waits for the run's creation if the constructor did not (RecorderOptions::waitForRun).
+    int runNumber() const;
     std::uint64_t eventCount() const { return count_; }
 
     // Events are renumbered from 0 in arrival order (seq), whatever the allocator stamped.
@@ -74,7 +80,8 @@ private:
     SessionWriter& writer_;
     RecorderOptions options_;
     std::shared_ptr<RunBuilder> builder_;
-    int runNumber_ = 0;
+    mutable std::future<std::int64_t> runId_;
+    mutable int runNumber_ = 0;
     std::uint64_t count_ = 0;
     RecordBatch batch_;
     std::array<std::int64_t, kWatched> lastWatched_{};
