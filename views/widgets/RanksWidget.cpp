@@ -20,10 +20,11 @@ RanksWidget::RanksWidget(QWidget* parent)
       summary_(new QLabel(this)), threshold_(new QDoubleSpinBox(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 6, 6, 6);
-    auto* top = new QHBoxLayout;
+    // The summary gets the whole width (it wraps in a narrow window); the threshold goes under it.
     summary_->setWordWrap(true);
     summary_->setTextFormat(Qt::PlainText);
-    top->addWidget(summary_, 1);
+    layout->addWidget(summary_);
+    auto* top = new QHBoxLayout;
     auto* label = new QLabel(tr("Flag peak reserved more than"), this);
     threshold_->setRange(0.0, 1000.0);
     threshold_->setDecimals(1);
@@ -36,6 +37,7 @@ RanksWidget::RanksWidget(QWidget* parent)
     label->setBuddy(threshold_);
     top->addWidget(label);
     top->addWidget(threshold_);
+    top->addStretch(1);
     layout->addLayout(top);
     layout->addWidget(view_, 1);
 
