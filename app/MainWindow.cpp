@@ -214,7 +214,7 @@ void MainWindow::buildCentre() {
     tabs_->setTabToolTip(1, tr("Time × address: where memory was allocated, cached or unreserved over the run (Ctrl+2)"));
     tabs_->setTabToolTip(2, tr("Allocated, reserved, active and requested memory over the run (Ctrl+3)"));
     tabs_->setTabToolTip(3, tr("Runs of one program under several configs, side by side (Ctrl+4)"));
-    tabs_->setTabToolTip(4, tr("A distributed job's ranks: peaks, fragmentation, retries, OOMs, outliers (Ctrl+5)"));
+    tabs_->setTabToolTip(tabs_->indexOf(ranks_), tr("A distributed job's ranks: peaks, fragmentation, retries, OOMs, outliers (Ctrl+5)"));
     segmentMap_->setToolTip(tr("Click a block (or use the arrow keys) to inspect it; Ctrl+wheel or +/- zooms"));
     heatmap_->setToolTip(tr("Click or drag to move the scrubber to that time"));
     timeline_->setToolTip(tr("Click or drag to move the scrubber; markers show OOMs, retries, garbage collection and empty_cache"));

@@ -71,6 +71,12 @@ private slots:
         }
         QCOMPARE(rows[2].toObject().value("run").toInt(), 1);
 
+        // info names each run's rank too.
+        const CliResult info = runInProcess({"info", db});
+        QVERIFY2(info.out.find("run 3: rank1.pickle [complete]") != std::string::npos &&
+                     info.out.find("  rank: 1 (from its file name)\n") != std::string::npos,
+                 info.out.c_str());
+
         const CliResult text = runInProcess({"ranks", "--db", db, "--threshold", "100"});
         QCOMPARE(text.code, 0);
         QVERIFY2(text.out.find("rank3.pickle [OOM]") != std::string::npos, text.out.c_str());
