@@ -41,6 +41,8 @@
 #include "app/AllocationsController.h"
 #include "app/BackgroundJob.h"
 #include "app/SearchController.h"
+#include "app/MultiImport.h"
+#include "app/RanksController.h"
 #include "app/ComparePage.h"
 #include "app/ExperimentPanel.h"
 #include "app/ExportActions.h"
@@ -67,6 +69,7 @@
 #include "views/widgets/EventScrubber.h"
 #include "views/widgets/HeatmapWidget.h"
 #include "views/widgets/MemorySummaryView.h"
+#include "views/widgets/RanksWidget.h"
 #include "views/widgets/RunListModel.h"
 #include "views/widgets/RunListWidget.h"
 #include "views/widgets/RunVerdictBanner.h"
@@ -151,6 +154,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), service_(new RunS
     settleTimer_->setInterval(kSettleMs);
     connect(settleTimer_, &QTimer::timeout, this, [this] { service_->requestState(scrubber_->currentEvent(), false); });
 
+    ranksController_ = new RanksController(ranks_, {[this] { return currentFile(); }, [this](const QList<int>& runs) { showComparison(runs); },
+                                                    [this](const QString& message) { statusBar()->showMessage(message); }}, this);
+    connect(this, &MainWindow::runsChanged, ranksController_, &RanksController::refresh);
     connect(service_, &RunStateService::overviewReady, this, &MainWindow::onOverview);
     connect(service_, &RunStateService::stateReady, this, &MainWindow::onState);
     connect(service_, &RunStateService::markersReady, this, [this](int run, const std::vector<views::TimelineMarker>& markers) {
@@ -191,6 +197,7 @@ MainWindow::~MainWindow() {
     jobs_.clear();
     delete compare_;  // before the document whose writer it may use
     compare_ = nullptr;
+    delete ranksController_;  // its reading job too, before the document
     service_->close();
 }
 
@@ -207,15 +214,18 @@ void MainWindow::buildCentre() {
     heatmap_ = new views::HeatmapWidget(tabs_);
     timeline_ = new views::TimelineChartView(tabs_);
     compare_ = new ComparePage(tabs_);
+    ranks_ = new views::RanksWidget(tabs_);
     tabs_->addTab(segmentMap_, tr("&Segments"));
     tabs_->addTab(heatmap_, tr("&Heatmap"));
     tabs_->addTab(timeline_, tr("&Timeline"));
     tabs_->addTab(compare_, tr("C&ompare"));
     stacks_ = StacksPage::install(tabs_, this);
+    tabs_->addTab(ranks_, tr("Ra&nks"));
     tabs_->setTabToolTip(0, tr("Every reserved segment a row, blocks coloured by state, at the current event (Ctrl+1)"));
     tabs_->setTabToolTip(1, tr("Time × address: where memory was allocated, cached or unreserved over the run (Ctrl+2)"));
     tabs_->setTabToolTip(2, tr("Allocated, reserved, active and requested memory over the run (Ctrl+3)"));
     tabs_->setTabToolTip(3, tr("Runs of one program under several configs, side by side (Ctrl+4)"));
+    tabs_->setTabToolTip(tabs_->indexOf(ranks_), tr("A distributed job's ranks: peaks, fragmentation, retries, OOMs, outliers (Ctrl+7)"));
     segmentMap_->setToolTip(tr("Click a block (or use the arrow keys) to inspect it; Ctrl+wheel or +/- zooms"));
     heatmap_->setToolTip(tr("Click or drag to move the scrubber to that time"));
     timeline_->setToolTip(tr("Click or drag to move the scrubber; markers show OOMs, retries, garbage collection and empty_cache"));
@@ -305,7 +315,13 @@ void MainWindow::createMenus() {
     newAction->setToolTip(tr("Start an empty temporary session (Save As keeps it)"));
     QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::showOpenDialog);
     open->setShortcut(QKeySequence::Open);
-    open->setToolTip(tr("Open a session file, a PyTorch memory snapshot or an RMM CSV log"));
+    open->setToolTip(tr("Open a session file, or import PyTorch memory snapshots / RMM CSV logs (select several: one session)"));
+    QAction* openFolder = file->addAction(tr("Open &Folder…"), this, [this] {
+        const QString folder = QFileDialog::getExistingDirectory(this, tr("Open Folder of Snapshots"));
+        if (!folder.isEmpty()) openFiles({folder});
+    });
+    openFolder->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    openFolder->setToolTip(tr("Import every snapshot and CSV log of a folder (a distributed job's ranks) into one session"));
     recent_ = std::make_unique<RecentFiles>(file->addMenu(tr("Open &Recent")), [this](const QString& path) { openFile(path); });
     QAction* reloadAction = file->addAction(tr("Re&load"), this, [this] { reload(true); });
     reloadAction->setShortcut(QKeySequence(Qt::Key_F5));
@@ -344,6 +360,7 @@ void MainWindow::createMenus() {
         a->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
     }
     view->addAction(tr("Stac&ks"), QKeySequence(Qt::CTRL | Qt::Key_6), this, [this] { stacks_->bringToFront(false); });
+    view->addAction(tr("Ra&nks"), QKeySequence(Qt::CTRL | Qt::Key_7), this, [this] { tabs_->setCurrentWidget(ranks_); });
     QAction* focusScrubber = view->addAction(tr("Event &Scrubber"), this, [this] { scrubber_->slider()->setFocus(); });
     focusScrubber->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     // The heatmap's own checkbox and this action are one setting, remembered across sessions.
@@ -417,6 +434,12 @@ void MainWindow::openFiles(const QStringList& paths) {
     QStringList traces;
     for (const QString& path : paths) {
         const QFileInfo info(path);
+        if (info.isDir()) {  // File ▸ Open Folder…, a dropped folder: its snapshots and CSVs
+            const QStringList inside = MultiImport::tracesInFolder(path);
+            if (inside.isEmpty()) error(tr("Cannot open folder"), tr("%1 holds no snapshots or CSV logs (*.pickle, *.pkl, *.json, *.csv).").arg(path));
+            traces << inside;
+            continue;
+        }
         if (!info.exists() || !info.isFile() || !info.isReadable()) {
             const QString why = !info.exists() ? tr("the file does not exist")
                                 : !info.isFile() ? tr("it is not a regular file")
@@ -478,6 +501,7 @@ bool MainWindow::replaceDocument(std::unique_ptr<SessionDocument> doc) {
     updateTitle();
     updateActions();
     watcher_->watch(doc_ ? doc_->path() : QString());
+    ranksController_->refresh();  // empties the Ranks tab until the new runs are read
     if (doc_) refreshRuns();
     return true;
 }
@@ -531,41 +555,17 @@ void MainWindow::importTraces(const QStringList& paths) {
         error(tr("Cannot import"), tr("A temporary session could not be created: %1%2").arg(QString::fromStdString(e.problem()), where(e)));
         return;
     }
-    storage::SessionWriter* writer = &doc_->writer();
-    const std::string gpu(alloc::kDefaultGpuPreset);
-    auto* job = new BackgroundJob(
-        tr("Importing %1").arg(QFileInfo(paths.first()).fileName()),
-        [this, writer, paths, gpu](BackgroundJob& self) {
-            QStringList diverged;
-            for (int i = 0; i < paths.size() && !self.isCancelled(); ++i) {
-                storage::ImportTarget target;
-                target.gpuName = gpu;
-                std::vector<storage::ImportedRun> runs;
-                try {
-                    runs = storage::importTraceFile(*writer, paths[i].toStdString(), target, [&self, i, &paths](std::uint64_t done, std::uint64_t total) {
-                        self.reportProgress(static_cast<quint64>(i) * 1000 + (total ? done * 1000 / total : 0), static_cast<quint64>(paths.size()) * 1000);
-                        return !self.isCancelled();
-                    });
-                } catch (const formats::FormatError& e) {
-                    throw std::runtime_error(QStringLiteral("%1: %2 (%3)").arg(paths[i], QString::fromStdString(e.problem()), QString::fromStdString(e.location())).toStdString());
-                } catch (const storage::SessionError& e) {
-                    throw std::runtime_error(QStringLiteral("%1: %2%3").arg(paths[i], QString::fromStdString(e.problem()), where(e)).toStdString());
-                } catch (const std::exception& e) {
-                    throw std::runtime_error(QStringLiteral("%1: %2").arg(paths[i], QString::fromUtf8(e.what())).toStdString());
-                }
-                for (const storage::ImportedRun& run : runs) {
-                    if (!run.divergence.empty()) diverged << tr("run %1: %2").arg(run.runNumber).arg(QString::fromStdString(run.divergence));
-                }
-            }
-            writer->flush();
-            self.deliver([this, diverged] {
-                if (!diverged.isEmpty()) {
-                    statusBar()->showMessage(tr("Imported; the replay differed from the recording (%1)").arg(diverged.join(QStringLiteral("; "))));
-                }
-            });
-        },
-        this);
-    startJob(job, tr("Imported %1 (a temporary session: File ▸ Save As keeps it)").arg(paths.join(QStringLiteral(", "))));
+    auto* job = MultiImport::create(&doc_->writer(), paths, [this](const MultiImport::Outcome& outcome) {
+        if (!outcome.refused.isEmpty()) {
+            // Posted: a modal box must not run inside the job's own delivery (the job is deleted when it finishes).
+            const QString message = tr("%1 of %2 files were refused; the others were imported:\n\n%3")
+                                        .arg(outcome.refused.size()).arg(outcome.files).arg(outcome.refused.join(QStringLiteral("\n")));
+            QTimer::singleShot(0, this, [this, message] { error(tr("Some files were not imported"), message); });
+        } else if (!outcome.diverged.isEmpty()) {
+            statusBar()->showMessage(tr("Imported; the replay differed from the recording (%1)").arg(outcome.diverged.join(QStringLiteral("; "))));
+        }
+    }, this);
+    startJob(job, tr("Imported %1 (a temporary session: File ▸ Save As keeps it)").arg(paths.size() == 1 ? paths.first() : tr("%1 files").arg(paths.size())));
 }
 
 void MainWindow::startJob(BackgroundJob* job, const QString& doneMessage) {
@@ -825,6 +825,7 @@ void MainWindow::showView(const QString& name) {
     else if (n == QLatin1String("compare")) tabs_->setCurrentWidget(compare_);
     else if (n == QLatin1String("allocations")) tabs_->setCurrentWidget(allocations_);
     else if (n == QLatin1String("stacks") || n == QLatin1String("tensors")) stacks_->bringToFront(n == QLatin1String("tensors"));
+    else if (n == QLatin1String("ranks")) tabs_->setCurrentWidget(ranks_);
     else if (n == QLatin1String("summary")) {
         if (auto* dock = qobject_cast<QDockWidget*>(summary_->parentWidget())) {
             dock->show();

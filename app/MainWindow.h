@@ -1,8 +1,9 @@
 #pragma once
 // The application's main window. Left dock: the session's runs and what to run next
 // (ExperimentPanel). Centre: Segments / Heatmap / Timeline / Compare tabs for the selected run at
-// the scrubber's event, with the event scrubber under them. Right docks: the block inspector and
-// memory_summary() at the current event. Menus: File (new, open, recent, save as, export, quit),
+// the scrubber's event, with the event scrubber under them, and Ranks (the session's runs as a
+// distributed job's ranks, RanksController). Right docks: the block inspector and
+// memory_summary() at the current event. Menus: File (new, open, open folder, recent, save as, export, quit),
 // View (tabs, docks, theme), Help. All session reading and recording happens in background jobs
 // (RunStateService, BackgroundJob); the window only shows their results.
 #include <QList>
@@ -32,6 +33,7 @@ class BlockInspectorWidget;
 class EventScrubber;
 class HeatmapWidget;
 class MemorySummaryView;
+class RanksWidget;
 class RunListWidget;
 class RunVerdictBanner;
 class SegmentMapWidget;
@@ -48,6 +50,7 @@ class ComparePage;
 class ExperimentPanel;
 class ExportActions;
 class LessonDock;
+class RanksController;
 class RecentFiles;
 class SessionDocument;
 class SessionWatcher;
@@ -107,6 +110,8 @@ public:
     SearchController* search() const { return search_; }
     ComparePage* comparePage() const { return compare_; }
     StacksPage* stacksPage() const { return stacks_; }
+    views::RanksWidget* ranksView() const { return ranks_; }
+    RanksController* ranksController() const { return ranksController_; }
     QAction* lessonsAction() const { return lessonsAction_; }
     LessonDock* lessonDock() const { return lessonDock_; }
     RunStateService* stateService() const { return service_; }
@@ -171,6 +176,8 @@ private:
     AllocationsController* allocationsLoader_ = nullptr;
     SearchController* search_ = nullptr;
     StacksPage* stacks_ = nullptr;
+    views::RanksWidget* ranks_ = nullptr;  // a tab: like Compare it is about the session, not the scrubbed event
+    RanksController* ranksController_ = nullptr;
     views::EventScrubber* scrubber_ = nullptr;
     views::BlockInspectorWidget* inspector_ = nullptr;
     views::MemorySummaryView* summary_ = nullptr;

@@ -23,6 +23,19 @@ bool namedLikeSnapshot(const std::string& path) {
     return ext == "pickle" || ext == "pkl" || ext == "json";
 }
 
+void collectMetadata(const formats::Snapshot& data, std::vector<std::string>& out) {
+    for (const std::vector<formats::TraceEntry>& device : data.device_traces) {
+        const formats::SharedString* last = nullptr;  // entries repeat one string: skip it cheaply
+        for (const formats::TraceEntry& entry : device) {
+            if (entry.user_metadata.empty() || (last != nullptr && entry.user_metadata.sharesWith(*last))) continue;
+            last = &entry.user_metadata;
+            if (std::find(out.begin(), out.end(), entry.user_metadata.str()) != out.end()) continue;
+            out.push_back(entry.user_metadata.str());
+            if (out.size() == TraceFile::kMaxMetadata) return;
+        }
+    }
+}
+
 }  // namespace
 
 TraceFormat TraceFile::detect(const std::string& path, std::string_view bytes) {
@@ -54,6 +67,7 @@ TraceFile TraceFile::load(const std::string& path) {
             std::string().swap(bytes);
             data = formats::SnapshotReader::fromTree(tree);
         }
+        collectMetadata(data, file.userMetadata);
         file.traces = tracesFromSnapshot(data);
     } else {
         file.traces.push_back(traceFromRmmLog(formats::RmmCsvReader::read(bytes)));

@@ -29,6 +29,10 @@ struct TraceFile {
     TraceFormat format = TraceFormat::Snapshot;
     // One per device that has trace entries or segments, in device order; never empty.
     std::vector<alloc::RecordedTrace> traces;
+    // The distinct non-empty `user_metadata` strings of a snapshot's trace entries, in the order
+    // they first appear (at most kMaxMetadata): where a distributed job may say its rank (RankRule).
+    std::vector<std::string> userMetadata;
+    static constexpr std::size_t kMaxMetadata = 8;
 
     // Reads PATH (only reads it). Throws formats::FormatError as described above.
     static TraceFile read(const std::string& path);

@@ -13,7 +13,8 @@
 #include "allocator/replay/ReplayVerdict.h"
 #include "allocator/replay/TraceReplayer.h"
 #include "storage/formats/FormatError.h"
-#include "storage/import/TraceImport.h"
+#include "storage/import/RankRule.h"
+#include "storage/import/TraceFile.h"
 #include "storage/session/PhaseTracker.h"
 #include "storage/session/RecordingObserver.h"
 #include "storage/session/SessionRecorder.h"
@@ -169,8 +170,11 @@ PreparedImport prepareImport(const std::string& file, const ImportTarget& target
     prepared.totalMemory = gpu.total;
     prepared.otherMemory = gpu.other;
     prepared.memoryFraction = target.memoryFraction;
+    std::vector<std::string> metadata;
     try {
-        prepared.traces = importTraceFile(file);
+        TraceFile loaded = TraceFile::load(file);
+        prepared.traces = std::move(loaded.traces);
+        metadata = std::move(loaded.userMetadata);
     } catch (const formats::FormatError& e) {
         throw formats::FormatError(e.problem(), file + ": " + e.location());
     } catch (const std::bad_alloc&) {
@@ -191,6 +195,9 @@ PreparedImport prepareImport(const std::string& file, const ImportTarget& target
         }
         prepared.configs.push_back(parsed.config);
     }
+    if (const std::optional<FoundRank> rank = RankRule::find(file, metadata)) {
+        prepared.rank = RunRank{rank->rank, rank->fromMetadata ? "user_metadata" : "file name"};
+    }
     return prepared;
 }
 
@@ -203,60 +210,134 @@ std::vector<ImportedRun> importTraceFile(SessionWriter& writer, const std::strin
     return recordImport(writer, prepareImport(file, target), progress);
 }
 
-std::vector<ImportedRun> recordImport(SessionWriter& writer, const PreparedImport& prepared, const RecordProgress& progress) {
-    const std::string& file = prepared.file;
-    const std::vector<alloc::RecordedTrace>& traces = prepared.traces;
-    const std::vector<alloc::AllocatorConfig>& configs = prepared.configs;
+namespace {
+
+void refuseSameFile(const SessionWriter& writer, const PreparedImport& prepared) {
     std::error_code ec;
-    if (std::filesystem::exists(file, ec) && std::filesystem::equivalent(file, writer.path(), ec)) {
-        throw std::invalid_argument("the trace and the session are the same file (" + file + ")");
+    if (std::filesystem::exists(prepared.file, ec) && std::filesystem::equivalent(prepared.file, writer.path(), ec)) {
+        throw std::invalid_argument("the trace and the session are the same file (" + prepared.file + ")");
     }
-    if (configs.size() != traces.size()) throw std::invalid_argument("recordImport: the import was not prepared by prepareImport");
-    std::uint64_t totalEntries = 0;
-    for (const alloc::RecordedTrace& trace : traces) totalEntries += trace.entries.size();
+    if (prepared.configs.size() != prepared.traces.size()) {
+        throw std::invalid_argument("recordImport: the import was not prepared by prepareImport");
+    }
+}
+
+RunInfo importRunInfo(const PreparedImport& prepared, std::size_t t) {
+    const alloc::RecordedTrace& trace = prepared.traces[t];
+    RunInfo info;
+    info.name = std::filesystem::path(prepared.file).filename().string() +
+                (prepared.traces.size() > 1 ? " device " + std::to_string(trace.device) : std::string());
+    if (prepared.rank && prepared.rank->source != "file name") info.name += " · rank " + std::to_string(prepared.rank->rank);
+    info.sourceKind = trace.hasSegmentEvents ? "snapshot" : "csv";
+    info.source = prepared.file + " (" + trace.origin + ")";
+    info.config = trace.settings.value_or("");
+    info.gpu = prepared.gpuName;
+    info.totalMemory = prepared.totalMemory;
+    info.memoryFraction = prepared.memoryFraction.value_or(1.0);
+    return info;
+}
+
+alloc::ReplayOptions importOptions(const PreparedImport& prepared, std::size_t t) {
+    alloc::ReplayOptions options;
+    options.config = prepared.configs[t];
+    options.memoryFraction = prepared.memoryFraction;
+    options.totalMemory = prepared.totalMemory;
+    options.otherMemory = prepared.otherMemory;
+    options.continueAfterOom = true;
+    return options;
+}
+
+std::uint64_t totalEntries(const PreparedImport& prepared) {
+    std::uint64_t total = 0;
+    for (const alloc::RecordedTrace& trace : prepared.traces) total += trace.entries.size();
+    return total;
+}
+
+// Replays device t into its run, reporting progress over the whole file.
+ImportedRun replayDevice(SessionRecorder& recorder, const PreparedImport& prepared, std::size_t t, std::uint64_t doneBefore,
+                         const RecordProgress& progress) {
+    RecordProgress deviceProgress;
+    if (progress) {
+        deviceProgress = [&progress, doneBefore, total = totalEntries(prepared)](std::uint64_t done, std::uint64_t) {
+            return progress(doneBefore + done, total);
+        };
+    }
+    recorder.setRank(prepared.rank);
+    RecordedReplay replayed = recordReplayInto(recorder, prepared.traces[t], importOptions(prepared, t), std::nullopt, deviceProgress);
+    return ImportedRun{replayed.runNumber, std::move(replayed.divergence), replayed.cancelled};
+}
+
+}  // namespace
+
+std::vector<ImportedRun> recordImport(SessionWriter& writer, const PreparedImport& prepared, const RecordProgress& progress) {
+    refuseSameFile(writer, prepared);
+    // One device after the other, each run created when its replay starts: after a cancel no
+    // further device is imported.
     std::uint64_t doneBefore = 0;
     std::vector<ImportedRun> runs;
-    for (std::size_t t = 0; t < traces.size(); ++t) {
-        const alloc::RecordedTrace& trace = traces[t];
-        RunInfo info;
-        info.name = std::filesystem::path(file).filename().string() +
-                    (traces.size() > 1 ? " device " + std::to_string(trace.device) : std::string());
-        info.sourceKind = trace.hasSegmentEvents ? "snapshot" : "csv";
-        info.source = file + " (" + trace.origin + ")";
-        info.config = trace.settings.value_or("");
-        info.gpu = prepared.gpuName;
-        info.totalMemory = prepared.totalMemory;
-        info.memoryFraction = prepared.memoryFraction.value_or(1.0);
-        alloc::ReplayOptions options;
-        options.config = configs[t];
-        options.memoryFraction = prepared.memoryFraction;
-        options.totalMemory = prepared.totalMemory;
-        options.otherMemory = prepared.otherMemory;
-        options.continueAfterOom = true;
-        RecordProgress deviceProgress;
-        if (progress) {
-            deviceProgress = [&progress, doneBefore, totalEntries](std::uint64_t done, std::uint64_t) {
-                return progress(doneBefore + done, totalEntries);
-            };
-        }
-        RecordedReplay replayed = recordReplay(writer, trace, options, info, std::nullopt, deviceProgress);
-        runs.push_back(ImportedRun{replayed.runNumber, std::move(replayed.divergence), replayed.cancelled});
+    for (std::size_t t = 0; t < prepared.traces.size(); ++t) {
+        const std::unique_ptr<SessionRecorder> recorder = createReplayRun(writer, importOptions(prepared, t), importRunInfo(prepared, t));
+        runs.push_back(replayDevice(*recorder, prepared, t, doneBefore, progress));
         if (runs.back().cancelled) break;
-        doneBefore += trace.entries.size();
+        doneBefore += prepared.traces[t].entries.size();
     }
-    if (progress && !runs.empty() && !runs.back().cancelled) progress(totalEntries, totalEntries);
+    const std::uint64_t total = totalEntries(prepared);
+    if (progress && !runs.empty() && !runs.back().cancelled) progress(total, total);
     return runs;
+}
+
+std::vector<std::unique_ptr<SessionRecorder>> createImportRuns(SessionWriter& writer, const PreparedImport& prepared) {
+    refuseSameFile(writer, prepared);
+    std::vector<std::unique_ptr<SessionRecorder>> runs;
+    for (std::size_t t = 0; t < prepared.traces.size(); ++t) {
+        // Queued, not waited for: the caller's next file may queue its runs at once.
+        RecorderOptions queued;
+        queued.waitForRun = false;
+        runs.push_back(createReplayRun(writer, importOptions(prepared, t), importRunInfo(prepared, t), queued));
+    }
+    return runs;
+}
+
+std::vector<ImportedRun> replayImportRuns(std::vector<std::unique_ptr<SessionRecorder>>& runs, const PreparedImport& prepared,
+                                          const RecordProgress& progress) {
+    if (runs.size() != prepared.traces.size()) throw std::invalid_argument("replayImportRuns: the runs were not created by createImportRuns");
+    std::uint64_t doneBefore = 0;
+    std::vector<ImportedRun> out;
+    for (std::size_t t = 0; t < runs.size(); ++t) {
+        if (!out.empty() && out.back().cancelled) {
+            // Created but never replayed: kept as an empty interrupted run with its rank.
+            runs[t]->setRank(prepared.rank);
+            runs[t]->interrupt();
+            out.push_back(ImportedRun{runs[t]->runNumber(), {}, true});
+            continue;
+        }
+        out.push_back(replayDevice(*runs[t], prepared, t, doneBefore, progress));
+        doneBefore += prepared.traces[t].entries.size();
+    }
+    const std::uint64_t total = totalEntries(prepared);
+    if (progress && !out.empty() && !out.back().cancelled) progress(total, total);
+    return out;
 }
 
 RecordedReplay recordReplay(SessionWriter& writer, const alloc::RecordedTrace& trace, const alloc::ReplayOptions& options,
                             const RunInfo& info, const std::optional<alloc::AllocatorConfig>& whatIfRecordedConfig,
                             const RecordProgress& progress) {
+    const std::unique_ptr<SessionRecorder> recorder = createReplayRun(writer, options, info);
+    return recordReplayInto(*recorder, trace, options, whatIfRecordedConfig, progress);
+}
+
+std::unique_ptr<SessionRecorder> createReplayRun(SessionWriter& writer, const alloc::ReplayOptions& options, const RunInfo& info,
+                                                 const RecorderOptions& recorder) {
     if (options.config.backend == alloc::Backend::CudaMallocAsync) {
         throw std::invalid_argument("backend:cudaMallocAsync keeps no segments to replay into (run '" + info.name + "')");
     }
     alloc::SimulatedDevice fresh(options.totalMemory, options.otherMemory);
     const alloc::CachingAllocator initial(options.config, fresh);
-    SessionRecorder recorder(writer, info, initial.stats());
+    return std::make_unique<SessionRecorder>(writer, info, initial.stats(), recorder);
+}
+
+RecordedReplay recordReplayInto(SessionRecorder& recorder, const alloc::RecordedTrace& trace, const alloc::ReplayOptions& options,
+                                const std::optional<alloc::AllocatorConfig>& whatIfRecordedConfig, const RecordProgress& progress) {
     const std::uint64_t entries = trace.entries.size();
     ImportSink sink(recorder, options.sink, !trace.phases.empty(), progress, entries);
     alloc::ReplayOptions recorded = options;
@@ -268,13 +349,13 @@ RecordedReplay recordReplay(SessionWriter& writer, const alloc::RecordedTrace& t
         if (options.afterStep) options.afterStep(stats);
     };
     RecordedReplay out;
-    out.runNumber = recorder.runNumber();
     try {
         out.result = whatIfRecordedConfig ? alloc::TraceReplayer::replayWhatIf(trace, *whatIfRecordedConfig, recorded)
                                           : alloc::TraceReplayer::replay(trace, recorded);
     } catch (const ImportCancelled&) {
         out.cancelled = true;
         recorder.interrupt(&trace.stacks);
+        out.runNumber = recorder.runNumber();  // after the commit: asking earlier could wait for it
         return out;
     }
     // The final stats once more, whatever changed after the last step (phase marks only today).
@@ -293,6 +374,7 @@ RecordedReplay recordReplay(SessionWriter& writer, const alloc::RecordedTrace& t
     out.divergence = divergenceText(out.result);
     recorder.setVerdict(verdictOf(out.result, trace, options));
     recorder.finish(&trace.stacks, out.divergence);
+    out.runNumber = recorder.runNumber();
     if (progress) progress(entries, entries);
     return out;
 }

@@ -8,6 +8,7 @@
 // by hand.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "allocator/core/StackTable.h"
 #include "allocator/replay/RecordedTrace.h"
 #include "allocator/replay/TraceReplayer.h"
+#include "storage/session/SessionRecorder.h"
 #include "storage/session/SessionTypes.h"
 #include "storage/session/SessionWriter.h"
 
@@ -91,6 +93,13 @@ struct RecordedReplay {
 RecordedReplay recordReplay(SessionWriter& writer, const alloc::RecordedTrace& trace, const alloc::ReplayOptions& options,
                             const RunInfo& info, const std::optional<alloc::AllocatorConfig>& whatIfRecordedConfig = std::nullopt,
                             const RecordProgress& progress = {});
+// recordReplay in two halves, for a caller that numbers runs before it replays them (the parallel
+// import): createReplayRun creates the run now; recordReplayInto replays into it and finishes it.
+std::unique_ptr<SessionRecorder> createReplayRun(SessionWriter& writer, const alloc::ReplayOptions& options, const RunInfo& info,
+                                                 const RecorderOptions& recorder = {});
+RecordedReplay recordReplayInto(SessionRecorder& recorder, const alloc::RecordedTrace& trace, const alloc::ReplayOptions& options,
+                                const std::optional<alloc::AllocatorConfig>& whatIfRecordedConfig = std::nullopt,
+                                const RecordProgress& progress = {});
 
 // importTraceFile in two halves, for a caller that must not even create the session before the
 // input is judged (the CLI's `import`): prepareImport reads and judges (same errors), and
@@ -103,9 +112,18 @@ struct PreparedImport {
     std::uint64_t totalMemory = 0;               // resolved (never 0)
     std::uint64_t otherMemory = 0;
     std::optional<double> memoryFraction;
+    // The rank of a distributed job the file is (RankRule: its user_metadata, else its name).
+    // A rank only the metadata shows is added to the runs' names: "file.pickle · rank 3".
+    std::optional<RunRank> rank;
 };
 PreparedImport prepareImport(const std::string& file, const ImportTarget& target);
 std::vector<ImportedRun> recordImport(SessionWriter& writer, const PreparedImport& prepared,
                                       const RecordProgress& progress = {});
+// recordImport for a caller that numbers runs itself (BatchImport): createImportRuns creates one
+// run per device now (consecutive numbers, device order); replayImportRuns replays each device
+// into its run. After a cancel the runs not yet replayed are stored empty and interrupted.
+std::vector<std::unique_ptr<SessionRecorder>> createImportRuns(SessionWriter& writer, const PreparedImport& prepared);
+std::vector<ImportedRun> replayImportRuns(std::vector<std::unique_ptr<SessionRecorder>>& runs, const PreparedImport& prepared,
+                                          const RecordProgress& progress = {});
 
 }  // namespace allocscope::storage

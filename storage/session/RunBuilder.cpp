@@ -86,7 +86,10 @@ void RunBuilder::track(const alloc::Event& e) {
     }
     opCount_ = std::max(opCount_, e.opIndex + 1);
     const auto values = series_.array();
+    // Fragmentation at the peak counts the most allocated while reserved is at its peak: the event
+    // that first reaches it is a segment_alloc, before the block it was reserved for is allocated.
     if (values[1] > peaks_[1]) allocatedAtPeakReserved_ = values[0];
+    else if (values[1] == peaks_[1]) allocatedAtPeakReserved_ = std::max(allocatedAtPeakReserved_, values[0]);
     for (std::size_t i = 0; i < 4; ++i) peaks_[i] = std::max(peaks_[i], values[i]);
     maxSegments_ = std::max<std::int64_t>(maxSegments_, static_cast<std::int64_t>(model_.segmentTable().size()));
     maxLiveBlocks_ = std::max<std::int64_t>(maxLiveBlocks_, static_cast<std::int64_t>(model_.liveBlocks()));

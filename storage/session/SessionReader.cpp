@@ -3,6 +3,7 @@
 #include "storage/session/ByteCodec.h"
 #include "storage/session/EventCodec.h"
 #include "storage/session/HistoryStartTable.h"
+#include "storage/session/RunRankTable.h"
 #include "storage/session/RunVerdictTable.h"
 #include "storage/session/SessionError.h"
 #include "storage/session/SessionSchema.h"
@@ -84,12 +85,15 @@ std::vector<RunRow> SessionReader::runs() {
     std::vector<RunRow> out;
     const std::map<std::int64_t, HistoryStart> starts = HistoryStartTable::readAll(db_);
     const std::map<std::int64_t, RunVerdict> verdicts = RunVerdictTable::readAll(db_);
+    const std::map<std::int64_t, RunRank> ranks = RunRankTable::readAll(db_);
     while (s.step()) {
         out.push_back(readRun(s));
         const auto start = starts.find(out.back().number);
         if (start != starts.end()) out.back().historyStart = start->second;
         const auto verdict = verdicts.find(out.back().number);
         if (verdict != verdicts.end()) out.back().verdict = verdict->second;
+        const auto rank = ranks.find(out.back().number);
+        if (rank != ranks.end()) out.back().rank = rank->second;
     }
     return out;
 }
@@ -101,6 +105,7 @@ RunRow SessionReader::run(int number) {
     RunRow row = readRun(s);
     row.historyStart = HistoryStartTable::read(db_, number);
     row.verdict = RunVerdictTable::read(db_, number);
+    row.rank = RunRankTable::read(db_, number);
     return row;
 }
 

@@ -3,6 +3,7 @@
 #include <future>
 
 #include "storage/session/HistoryStartTable.h"
+#include "storage/session/RunRankTable.h"
 #include "storage/session/RunVerdictTable.h"
 
 namespace allocscope::storage {
@@ -13,15 +14,22 @@ SessionRecorder::SessionRecorder(SessionWriter& writer, const RunInfo& info, con
       builder_(std::make_shared<RunBuilder>(initial, options_.keyframeInterval)) {
     if (options_.batchEvents == 0) options_.batchEvents = 4096;
     auto id = std::make_shared<std::promise<std::int64_t>>();
-    std::future<std::int64_t> future = id->get_future();
+    runId_ = id->get_future();
     writer_.submit([builder = builder_, info, id](SessionWriter::Context& ctx) {
         const std::int64_t run = builder->create(ctx.db, info);
         ctx.afterCommit.push_back([id, run] { id->set_value(run); });
     });
-    writer_.flush();
-    runNumber_ = static_cast<int>(future.get());
+    if (options_.waitForRun) runNumber();
     lastWatched_ = watched(initial);
     batch_.events.reserve(options_.batchEvents);
+}
+
+int SessionRecorder::runNumber() const {
+    if (runNumber_ == 0) {
+        writer_.flush();  // rethrows the writer's error; otherwise the creation is committed
+        runNumber_ = static_cast<int>(runId_.get());
+    }
+    return runNumber_;
 }
 
 SessionRecorder::~SessionRecorder() {
@@ -103,10 +111,11 @@ void SessionRecorder::finish(const alloc::StackTable* stacks, const std::string&
     finished_ = true;
     std::shared_ptr<alloc::StackTable> copy = stacks != nullptr ? std::make_shared<alloc::StackTable>(*stacks) : nullptr;
     auto phases = std::make_shared<std::vector<PhaseSpan>>(std::move(phases_));
-    writer_.submit([builder = builder_, copy, divergence, phases, start = historyStart_, verdict = verdict_](SessionWriter::Context& ctx) {
+    writer_.submit([builder = builder_, copy, divergence, phases, start = historyStart_, verdict = verdict_, rank = rank_](SessionWriter::Context& ctx) {
         writePhases(ctx.db, builder->runId(), *phases);
         if (start) HistoryStartTable::write(ctx.db, builder->runId(), *start);
         if (verdict) RunVerdictTable::write(ctx.db, builder->runId(), *verdict);
+        if (rank) RunRankTable::write(ctx.db, builder->runId(), *rank);
         builder->finish(ctx.db, copy.get(), divergence, true);
     });
     writer_.flush();
@@ -117,10 +126,11 @@ void SessionRecorder::interrupt(const alloc::StackTable* stacks) {
     finished_ = true;
     std::shared_ptr<alloc::StackTable> copy = stacks != nullptr ? std::make_shared<alloc::StackTable>(*stacks) : nullptr;
     auto phases = std::make_shared<std::vector<PhaseSpan>>(std::move(phases_));
-    writer_.submit([builder = builder_, copy, phases, start = historyStart_, verdict = verdict_](SessionWriter::Context& ctx) {
+    writer_.submit([builder = builder_, copy, phases, start = historyStart_, verdict = verdict_, rank = rank_](SessionWriter::Context& ctx) {
         writePhases(ctx.db, builder->runId(), *phases);
         if (start) HistoryStartTable::write(ctx.db, builder->runId(), *start);
         if (verdict) RunVerdictTable::write(ctx.db, builder->runId(), *verdict);
+        if (rank) RunRankTable::write(ctx.db, builder->runId(), *rank);
         builder->finish(ctx.db, copy.get(), {}, false);
     });
     writer_.flush();

@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,6 +30,10 @@ struct RecorderOptions {
     std::uint64_t keyframeInterval = kDefaultKeyframeInterval;  // a multiple of batchEvents is best
     // Called on the writer thread after each commit with the run's committed event count.
     std::function<void(std::uint64_t)> onCommitted;
+    // false: the constructor only queues the run's creation and runNumber() waits for it. The
+    // parallel import creates its runs in file order this way, without a round trip to the
+    // writer thread for each (the writer applies tasks in order, so batches follow the creation).
+    bool waitForRun = true;
 };
 
 class SessionRecorder final : public alloc::EventSink {
@@ -42,7 +47,8 @@ public:
     SessionRecorder(const SessionRecorder&) = delete;
     SessionRecorder& operator=(const SessionRecorder&) = delete;
 
-    int runNumber() const { return runNumber_; }
+    // Waits for the run's creation if the constructor did not (RecorderOptions::waitForRun).
+    int runNumber() const;
     std::uint64_t eventCount() const { return count_; }
 
     // Events are renumbered from 0 in arrival order (seq), whatever the allocator stamped.
@@ -58,6 +64,8 @@ public:
     // Whether the run was compared with a recording (RunVerdictTable), stored by finish() or
     // interrupt() in the same transaction. Without it the run reads as VerdictKind::Unknown.
     void setVerdict(RunVerdict verdict) { verdict_ = std::move(verdict); }
+    // The run's rank in a distributed job (RunRankTable), stored by finish() or interrupt().
+    void setRank(std::optional<RunRank> rank) { rank_ = std::move(rank); }
     // Stores stacks, summary and heatmap, marks the run complete and waits for the commit.
     void finish(const alloc::StackTable* stacks = nullptr, const std::string& divergence = {});
     // A recording stopped on purpose (cancelled): commits what was recorded with its stacks and
@@ -72,7 +80,8 @@ private:
     SessionWriter& writer_;
     RecorderOptions options_;
     std::shared_ptr<RunBuilder> builder_;
-    int runNumber_ = 0;
+    mutable std::future<std::int64_t> runId_;
+    mutable int runNumber_ = 0;
     std::uint64_t count_ = 0;
     RecordBatch batch_;
     std::array<std::int64_t, kWatched> lastWatched_{};
@@ -80,6 +89,7 @@ private:
     std::vector<PhaseSpan> phases_;
     std::optional<HistoryStart> historyStart_;
     std::optional<RunVerdict> verdict_;
+    std::optional<RunRank> rank_;
     bool restoredSinceSync_ = false;
 };
 

@@ -40,7 +40,9 @@ struct RunSummary {
     std::int64_t maxSegments = 0;
     std::int64_t maxLiveBlocks = 0;
     std::int64_t maxInactiveSplitBytes = 0;
-    double fragmentationAtPeak = 0;  // 1 - allocated / reserved when reserved peaked
+    // 1 - allocated / reserved at the peak of reserved memory, at the moment of that peak with the
+    // most allocated (sessions recorded before: at its first event, a segment_alloc)
+    double fragmentationAtPeak = 0;
     double finalFragmentation = 0;
     alloc::DeviceStats finalStats;
 };
@@ -75,6 +77,14 @@ struct RunVerdict {
     bool operator==(const RunVerdict&) const = default;
 };
 
+// Which rank of a distributed job a run is (RunRankTable): an import whose file name or
+// user_metadata carries one (storage::RankRule).
+struct RunRank {
+    int rank = 0;
+    std::string source;  // "file name" or "user_metadata"
+    bool operator==(const RunRank&) const = default;
+};
+
 struct RunRow {
     int number = 0;  // from 1, in creation order
     RunInfo info;
@@ -85,6 +95,7 @@ struct RunRow {
     std::optional<RunSummary> summary;   // complete runs only
     std::optional<HistoryStart> historyStart;  // set when the recorded history starts mid-run
     RunVerdict verdict;                  // Unknown when the session stores none for the run
+    std::optional<RunRank> rank;         // none: not known (and every run of older sessions)
 };
 
 struct SeriesRange {

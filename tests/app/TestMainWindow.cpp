@@ -94,7 +94,7 @@ private slots:
         for (QAction* action : file->actions()) {
             if (!action->isSeparator()) items << action->text().remove('&');
         }
-        QCOMPARE(items, QStringList({"New Session", "Open…", "Open Recent", "Reload", "Save As…", "Export", "Quit"}));
+        QCOMPARE(items, QStringList({"New Session", "Open…", "Open Folder…", "Open Recent", "Reload", "Save As…", "Export", "Quit"}));
         QVERIFY(window.lessonsAction() != nullptr);
         // Every control of the left panel explains itself.
         const auto* panel = window.experimentPanel();

@@ -35,6 +35,7 @@ void printText(std::ostream& out, const std::string& path, const std::vector<sto
                                                                    : run.verdict.text)
             << "\n";
         if (!run.divergence.empty()) out << "  divergence: " << run.divergence << "\n";
+        if (run.rank) out << "  rank: " << run.rank->rank << " (from its " << run.rank->source << ")\n";
     }
 }
 
@@ -51,6 +52,7 @@ void printJson(std::ostream& out, const std::string& path, const std::vector<sto
             << ", \"divergence\": " << jsonString(run.divergence)
             << ", \"verdict\": " << jsonString(storage::verdictKindName(run.verdict.kind))
             << ", \"verdict_text\": " << jsonString(run.verdict.text);
+        if (run.rank) out << ", \"rank\": " << run.rank->rank << ", \"rank_source\": " << jsonString(run.rank->source);
         if (run.summary) {
             const storage::RunSummary& s = *run.summary;
             out << ", \"summary\": {\"ops\": " << s.opCount << ", \"peak_allocated\": " << s.peakAllocated
