@@ -9,10 +9,17 @@ into tests/data/driver-placement/measured/:
   pytorch_W__C.K.txt  run K of the real PyTorch program W under config C on the same machine:
                       its segment events ("segment_alloc 0xADDRESS SIZE", ...), in order.
 
+  repeats/W__C.K.txt  (from tests/gpu/run_pytorch_repeats.sh) run K of W under C: the GPU, the
+                      torch version, the 122 memory_stats() keys ("stat KEY VALUE") and the
+                      segment events.
+
 Usage: python3 tests/data/scripts/import_driver_corpus.py SUMMARY.txt UNPACKED_DIR
+       python3 tests/data/scripts/import_driver_corpus.py --repeats REPEATS.txt UNPACKED_REPEATS_DIR
 """
 import glob
+import json
 import os
+import pickle
 import sys
 
 OUT = "tests/data/driver-placement/measured"
@@ -56,5 +63,26 @@ def main(summary, unpacked):
             f.write(open(path).read())
 
 
+def repeats(summary, unpacked):
+    head = open(summary).read().splitlines()[:2]  # "NVIDIA H200, 580.159.04", "torch 2.11.0+cu130 cuda 13.0"
+    os.makedirs(f"{OUT}/repeats", exist_ok=True)
+    for path in sorted(glob.glob(f"{unpacked}/*.json")):
+        stem = os.path.basename(path)[: -len(".json")]
+        info = json.load(open(path))
+        snap = pickle.load(open(path[: -len(".json")] + ".pickle", "rb"))
+        with open(f"{OUT}/repeats/{stem}.txt", "w") as f:
+            f.write(f"# tests/gpu/run_pytorch_repeats.sh: {stem} (PYTORCH_CUDA_ALLOC_CONF='{info['PYTORCH_CUDA_ALLOC_CONF']}'"
+                    f", memory fraction {info['memory_fraction']}), fresh process\n")
+            f.write(f"nvidia-smi {head[0]}\n{head[1]}\ntotal_memory {info['total_memory']}\n")
+            for key in sorted(info["memory_stats"]):
+                f.write(f"stat {key} {info['memory_stats'][key]}\n")
+            for e in snap["device_traces"][0]:
+                if e["action"].startswith("segment"):
+                    f.write(f"{e['action']} {hex(e['addr'])} {e['size']}\n")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    if sys.argv[1] == "--repeats":
+        repeats(sys.argv[2], sys.argv[3])
+    else:
+        main(sys.argv[1], sys.argv[2])
