@@ -90,7 +90,10 @@ std::string divergenceText(const alloc::ReplayResult& result) {
 RunVerdict verdictOf(const alloc::ReplayResult& result, const alloc::RecordedTrace& trace, const alloc::ReplayOptions& options) {
     const bool compared = options.expected != nullptr || options.placement == nullptr;
     if (!compared) {
-        return {VerdictKind::WhatIf, "what-if (not compared): the recording ran under another config", std::nullopt};
+        // How firm the prediction is (AddressTies.h) goes with it: the run list's tooltip shows it.
+        return {VerdictKind::WhatIf,
+                "what-if (not compared): the recording ran under another config; " + result.addressTies.describe(),
+                std::nullopt};
     }
     const std::size_t entries = (options.expected != nullptr ? options.expected : &trace)->entries.size();
     RunVerdict verdict;
