@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <utility>
 
 #include "allocator/core/MemorySummary.h"
 #include "allocator/core/detail/AllocatorImpl.h"
@@ -154,9 +155,33 @@ Block* CachingAllocator::Impl::getFreeBlock(BlockPool& pool, StreamId stream, st
     const std::uint64_t maxSplit = config_.maxSplitSize;
     if (size < maxSplit && it->size() >= maxSplit) return nullptr;
     if (size >= maxSplit && it->size() >= size + config_.maxNonSplitRounding) return nullptr;
+    if (tieObserver_) reportTie(pool, *it, size);
     Block* block = it->block;
     blocks.erase(it);
     return block;
+}
+
+// Every other free block equal to the chosen one (for expandable segments, equal also in the size
+// it could grow to) in another segment could have been taken instead, had its segment lain lower:
+// one call per such candidate, in address order, all with the same op, request and chosen block.
+// Blocks of one segment keep their order whatever its base.
+void CachingAllocator::Impl::reportTie(const BlockPool& pool, const detail::FreeEntry& chosen, std::uint64_t size) const {
+    auto growable = [](const Block* b) { return b->size + (b->next != nullptr && !b->next->mapped ? b->next->size : 0); };
+    for (auto next = pool.blocks.upper_bound(chosen);
+         next != pool.blocks.end() && next->stream == chosen.stream && next->size() == chosen.size(); ++next) {
+        if (next->block->segment == chosen.block->segment || next->expandable != chosen.expandable) continue;
+        if (chosen.expandable && growable(next->block) != growable(chosen.block)) continue;
+        BestFitTie tie;
+        tie.opIndex = opIndex_;
+        tie.requestSize = size;
+        tie.blockSize = chosen.size();
+        tie.stream = chosen.stream;
+        tie.chosen = chosen.address();
+        tie.chosenSegment = chosen.block->segment->address;
+        tie.other = next->address();
+        tie.otherSegment = next->block->segment->address;
+        tieObserver_(tie);
+    }
 }
 
 // should_split(): §3.2.
@@ -380,6 +405,7 @@ CachingAllocator::CachingAllocator(const AllocatorConfig& config, DeviceMemory& 
 CachingAllocator::~CachingAllocator() = default;
 
 void CachingAllocator::setOpIndex(std::uint64_t opIndex) { impl_->opIndex_ = opIndex; }
+void CachingAllocator::setBestFitTieObserver(BestFitTieObserver observer) { impl_->tieObserver_ = std::move(observer); }
 std::optional<std::uint64_t> CachingAllocator::malloc(std::uint64_t size, StreamId stream,
                                                       std::uint32_t stackId) {
     return impl_->malloc(size, stream, stackId);

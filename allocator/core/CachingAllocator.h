@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "allocator/config/AllocatorConfig.h"
+#include "allocator/core/BestFitTie.h"
 #include "allocator/core/DeviceMemory.h"
 #include "allocator/core/DeviceStats.h"
 #include "allocator/core/Event.h"
@@ -55,6 +56,10 @@ public:
 
     // The op index stamped on the events that follow (the caller's current program op).
     void setOpIndex(std::uint64_t opIndex);
+    // Told of every best-fit decision between equal free blocks of different segments (see
+    // BestFitTie.h); empty (the default) costs nothing. Replays use it to say which decisions
+    // rest on modelled addresses.
+    void setBestFitTieObserver(BestFitTieObserver observer);
 
     // torch's caching malloc. Returns the block address, or nullopt after an OOM (lastOom()).
     // size 0 never reaches PyTorch's allocator: it returns nullopt without any effect.

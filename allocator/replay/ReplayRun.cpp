@@ -1,5 +1,6 @@
 #include "allocator/replay/ReplayRun.h"
 
+#include <algorithm>
 #include <sstream>
 #include <string_view>
 
@@ -32,6 +33,7 @@ ReplayRun::ReplayRun(const RecordedTrace& trace, const std::vector<TraceStep>& s
     device_ = std::make_unique<SimulatedDevice>(options.totalMemory, options.otherMemory);
     device_->setAddressOracle([this](const PlacementRequest& request) { return oracle(request); });
     allocator_ = std::make_unique<CachingAllocator>(options.config, *device_, capture_.get());
+    allocator_->setBestFitTieObserver([this](const BestFitTie& tie) { onTie(tie); });
     if (options.memoryFraction) allocator_->setMemoryFraction(*options.memoryFraction);
     capture_->events.clear();
 }
@@ -40,10 +42,67 @@ ReplayRun::~ReplayRun() = default;
 
 std::optional<std::uint64_t> ReplayRun::oracle(const PlacementRequest& request) {
     const std::map<std::uint64_t, std::uint64_t>& live = device_->liveRanges();
-    if (options_.placement) return options_.placement->place(request, live, step_);
-    std::optional<std::uint64_t> address = recordedAddress(request, live);
-    if (!address && options_.fallbackPlacement) address = options_.fallbackPlacement->place(request, live, step_);
+    // Bases that went back to the driver may come back for another segment: forget them.
+    for (auto it = recordedBase_.begin(); it != recordedBase_.end();) {
+        it = live.count(it->first) ? std::next(it) : recordedBase_.erase(it);
+    }
+    // The recording's answer for this step is a fact for the replay only while the device holds
+    // what the recorded one held: once a segment the recording never had is live, the real
+    // driver's state differed, and so may its answers (train_gpt rup4, step 79).
+    const bool sameState = std::all_of(live.begin(), live.end(), [this](const auto& range) {
+        const auto it = recordedBase_.find(range.first);
+        return it != recordedBase_.end() && it->second;
+    });
+    std::optional<std::uint64_t> address;
+    bool recorded = false;
+    if (!options_.placement) {
+        address = recordedAddress(request, live);
+        recorded = address.has_value() && sameState;
+    }
+    if (!address) {
+        PlacementModel* model = options_.placement ? options_.placement : options_.fallbackPlacement;
+        if (model) address = model->place(request, live, step_);
+        recorded = address && sameState && recordedInStep(request, *address);
+    }
+    if (address) recordedBase_[*address] = recorded;
     return address;
+}
+
+bool ReplayRun::recordedInStep(const PlacementRequest& request, std::uint64_t address) const {
+    if (step_ >= steps_.size() || !trace_.hasSegmentEvents) return false;
+    const TraceStep& step = steps_[step_];
+    for (std::size_t i = step.begin; i < step.end; ++i) {
+        const RecordedEntry& e = trace_.entries[i];
+        if (e.address != address) continue;
+        if (request.kind == PlacementRequest::Kind::Segment && e.action == EventAction::SegmentAlloc && e.size == request.size) {
+            return true;
+        }
+        if (request.kind == PlacementRequest::Kind::Reservation && e.action == EventAction::SegmentMap) return true;
+    }
+    return false;
+}
+
+void ReplayRun::onTie(const BestFitTie& tie) {
+    auto modelled = [this](std::uint64_t base) {
+        auto it = recordedBase_.find(base);
+        return it == recordedBase_.end() || !it->second;
+    };
+    // One decision reports each equal candidate in turn (BestFitTie.h): count it once, and as
+    // modelled once any of its candidates' segments (or the chosen one's) is.
+    const bool sameDecision = lastTie_ && lastTie_->opIndex == tie.opIndex && lastTie_->chosen == tie.chosen &&
+                              lastTie_->requestSize == tie.requestSize;
+    const bool wasModelled = sameDecision && lastTieModelled_;
+    if (!sameDecision) ++ties_.total;
+    lastTie_ = tie;
+    const bool chosen = modelled(tie.chosenSegment);
+    const bool other = modelled(tie.otherSegment);
+    lastTieModelled_ = wasModelled || chosen || other;
+    if (wasModelled || (!chosen && !other)) return;
+    ++ties_.modelled;
+    if (ties_.firstModelled) return;
+    std::size_t entry = 0;
+    if (step_ < steps_.size()) entry = steps_[step_].program != kNoEntry ? steps_[step_].program : steps_[step_].end - 1;
+    ties_.firstModelled = AddressTie{tie, entry, chosen, other};
 }
 
 std::optional<std::uint64_t> ReplayRun::recordedAddress(const PlacementRequest& request,
@@ -136,6 +195,7 @@ std::vector<Event> ReplayRun::restore(const std::vector<SegmentInfo>& segments) 
         });
         allocator_->setOpIndex(firstOp);
         allocator_->restoreSegments(segments);
+        for (const SegmentInfo& segment : segments) recordedBase_[segment.address] = true;  // the snapshot's own
         device_->setAddressOracle([this](const PlacementRequest& request) { return oracle(request); });
     }
     eventCount_ += capture_->events.size();

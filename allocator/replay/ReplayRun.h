@@ -16,6 +16,7 @@
 #include "allocator/core/EventSink.h"
 #include "allocator/core/Op.h"
 #include "allocator/device/SimulatedDevice.h"
+#include "allocator/replay/AddressTies.h"
 #include "allocator/replay/PoolRouting.h"
 #include "allocator/replay/TraceReplayer.h"
 #include "allocator/replay/TraceSteps.h"
@@ -59,12 +60,17 @@ public:
     CachingAllocator& allocator() { return *allocator_; }
     Program& program() { return program_; }
     std::uint64_t eventCount() const { return eventCount_; }
+    // The best-fit decisions that addresses settled so far, and which rest on modelled ones.
+    const AddressTies& addressTies() const { return ties_; }
 
 private:
     class Capture;
     std::optional<std::uint64_t> oracle(const PlacementRequest& request);
     std::optional<std::uint64_t> recordedAddress(const PlacementRequest& request,
                                                  const std::map<std::uint64_t, std::uint64_t>& live);
+    // The recording created this segment (or reservation) at `address` in the current step.
+    bool recordedInStep(const PlacementRequest& request, std::uint64_t address) const;
+    void onTie(const BestFitTie& tie);
     std::uint64_t push(const Op& op);
     PoolId beginRoute(std::size_t entry, const RecordedEntry& e, bool& guessed);
     void endRoute(PoolId pool);
@@ -106,6 +112,14 @@ private:
     std::map<StreamId, bool> recordingOnStream_;         // the last private-pool alloc was recorded
     std::map<std::uint32_t, bool> recordingStacks_;     // inGraphTreesRecording, by stack id
     bool emptyCacheThisStep_ = false;
+
+    // Live segment and reservation bases -> whether the recording gave that base (AddressTies.h):
+    // the step's recorded answer, while every live range was recorded too. A base missing here
+    // was placed by the SimulatedDevice's own policy: modelled.
+    std::map<std::uint64_t, bool> recordedBase_;
+    AddressTies ties_;
+    std::optional<BestFitTie> lastTie_;  // the decision being reported (one call per candidate)
+    bool lastTieModelled_ = false;
 };
 
 }  // namespace allocscope::alloc

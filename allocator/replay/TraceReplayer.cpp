@@ -343,6 +343,7 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
     result.segments = allocator.segments();
     result.summary = allocator.memorySummary(static_cast<int>(trace.device));
     result.events = run->eventCount();
+    result.addressTies = run->addressTies();
     result.program = std::move(run->program());
     if (expected.trace && expected.trace->finalSegments && !result.stoppedEarly) {
         std::string diff = expected.translate

@@ -44,6 +44,7 @@
 #include "allocator/core/EventSink.h"
 #include "allocator/core/Op.h"
 #include "allocator/core/SegmentInfo.h"
+#include "allocator/replay/AddressTies.h"
 #include "allocator/replay/HistoryWindow.h"
 #include "allocator/replay/PlacementModel.h"
 #include "allocator/replay/RecordedTrace.h"
@@ -114,6 +115,9 @@ struct ReplayResult {
     // the final segments (HistoryWindow). Cumulative statistics then count only the recorded
     // window (HistoryWindow::windowOnlyKeys()).
     std::optional<HistoryTruncation> truncation;
+    // Best-fit decisions that segment addresses settled, and how many of them rest on addresses
+    // that did not come from the recording (AddressTies.h): how firm a what-if's numbers are.
+    AddressTies addressTies;
 
     bool exact() const { return !divergence && !layoutDifference && !unexpectedOomOp; }
 };

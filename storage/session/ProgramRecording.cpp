@@ -91,7 +91,11 @@ std::string divergenceText(const alloc::ReplayResult& result) {
 RunVerdict verdictOf(const alloc::ReplayResult& result, const alloc::RecordedTrace& trace, const alloc::ReplayOptions& options) {
     const bool compared = options.expected != nullptr || options.placement == nullptr;
     if (!compared) {
-        return {VerdictKind::WhatIf, "what-if (not compared): the recording ran under another config", std::nullopt};
+        // How firm the prediction is (AddressTies.h) goes with it, on lines of their own: the run
+        // list shows the text as a plain tooltip, which Qt does not wrap.
+        std::string ties = result.addressTies.describe();
+        if (const auto first = ties.find("; the first at "); first != std::string::npos) ties.replace(first, 2, "\n");
+        return {VerdictKind::WhatIf, "what-if (not compared): the recording ran under another config\n" + ties, std::nullopt};
     }
     const std::size_t entries = (options.expected != nullptr ? options.expected : &trace)->entries.size();
     RunVerdict verdict;

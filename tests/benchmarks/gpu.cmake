@@ -12,6 +12,12 @@
 option(ALLOCSCOPE_WITH_C10 "Race PyTorch's c10 CUDA caching allocator in bench_gpu_race (needs torch)" OFF)
 set(ALLOCSCOPE_C10_PREFIX "" CACHE PATH "torch package directory (include/, lib/); empty: ask python3")
 
+# bench_gpu_driver_placement calls the CUDA runtime itself (cudaMalloc, the driver's VMM entry
+# points through CudaDriverApi); without the toolkit it builds as a stub that says "no GPU".
+if(TARGET bench_gpu_driver_placement AND ALLOCSCOPE_WITH_CUDA)
+    target_link_libraries(bench_gpu_driver_placement PRIVATE CUDA::cudart_static ${CMAKE_DL_LIBS})
+endif()
+
 if(TARGET bench_gpu_replay)
     target_link_libraries(bench_gpu_replay PRIVATE allocscope_import)
     target_compile_definitions(bench_gpu_replay PRIVATE ALLOCSCOPE_GPU_WITH_IMPORT=1)

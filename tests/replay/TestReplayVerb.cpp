@@ -81,6 +81,19 @@ private slots:
         QVERIFY2(!r.out.toLower().contains("exact") && !r.err.toLower().contains("exact"), (r.out + r.err).constData());
     }
 
+    // A what-if says how many best-fit decisions rested on modelled addresses, and names the first.
+    void whatIfCountsModelledTies() {
+        const CliRun r = cli({trace("train_gpt__default.pickle"), "--config", "roundup_power2_divisions:4", "--compare-with",
+                              trace("train_gpt__rup4.pickle"), "--gpu", "h100-80gb"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("\n  address ties: "), r.out.constData());
+        QVERIFY2(r.out.contains("best-fit ties between equal free blocks were broken by a modelled segment address; the first at op "),
+                 r.out.constData());
+        const CliRun own = cli({trace("train_gpt__default.pickle"), "--gpu", "h100-80gb"});
+        QCOMPARE(own.code, 0);
+        QVERIFY2(!own.out.contains("address ties"), own.out.constData());  // exact: every address recorded
+    }
+
     // A ring buffer that overflowed: the first line of the report says the history is partial.
     void truncatedHistoryComesFirst() {
         const QString pools = QString::fromLocal8Bit(qgetenv("ALLOCSCOPE_TEST_DATA")) + "/pools/";

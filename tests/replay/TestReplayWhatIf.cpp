@@ -23,21 +23,26 @@ private slots:
         QTest::addColumn<QString>("config");
         QTest::addColumn<bool>("exact");           // the driver model reaches every key
         QTest::addColumn<bool>("referenceExact");  // the reference model does
-        QTest::newRow("frag101 expandable") << "frag101" << "expandable" << true << true;
-        QTest::newRow("frag101 gc06_msplit256") << "frag101" << "gc06_msplit256" << true << true;
-        QTest::newRow("frag101 msplit128") << "frag101" << "msplit128" << true << true;
-        QTest::newRow("frag101 rup4") << "frag101" << "rup4" << true << true;
-        QTest::newRow("train_gpt expandable") << "train_gpt" << "expandable" << true << true;
-        QTest::newRow("train_gpt gc06_msplit256") << "train_gpt" << "gc06_msplit256" << true << false;
-        QTest::newRow("train_gpt msplit128") << "train_gpt" << "msplit128" << true << false;
-        QTest::newRow("train_gpt rup4") << "train_gpt" << "rup4" << false << false;
-        QTest::newRow("kv_growth_limited expandable") << "kv_growth_limited" << "expandable" << true << true;
+        // Best-fit ties the driver model's replay broke by an address it modelled (AddressTies), of all ties.
+        QTest::addColumn<int>("modelledTies");
+        QTest::addColumn<int>("ties");
+        QTest::newRow("frag101 expandable") << "frag101" << "expandable" << true << true << 0 << 0;
+        QTest::newRow("frag101 gc06_msplit256") << "frag101" << "gc06_msplit256" << true << true << 0 << 0;
+        QTest::newRow("frag101 msplit128") << "frag101" << "msplit128" << true << true << 0 << 0;
+        QTest::newRow("frag101 rup4") << "frag101" << "rup4" << true << true << 0 << 0;
+        QTest::newRow("train_gpt expandable") << "train_gpt" << "expandable" << true << true << 0 << 0;
+        QTest::newRow("train_gpt gc06_msplit256") << "train_gpt" << "gc06_msplit256" << true << false << 165 << 865;
+        QTest::newRow("train_gpt msplit128") << "train_gpt" << "msplit128" << true << false << 165 << 865;
+        QTest::newRow("train_gpt rup4") << "train_gpt" << "rup4" << false << false << 712 << 712;
+        QTest::newRow("kv_growth_limited expandable") << "kv_growth_limited" << "expandable" << true << true << 0 << 0;
     }
     void pairs() {
         QFETCH(QString, workload);
         QFETCH(QString, config);
         QFETCH(bool, exact);
         QFETCH(bool, referenceExact);
+        QFETCH(int, modelledTies);
+        QFETCH(int, ties);
         const replaytest::GroundTruth base = replaytest::loadGroundTruth(workload + "__default");
         const replaytest::GroundTruth truth = replaytest::loadGroundTruth(workload + "__" + config);
         QVERIFY(base.loaded && truth.loaded);
@@ -53,6 +58,18 @@ private slots:
             const alloc::ReplayResult result =
                 alloc::TraceReplayer::replayWhatIf(traces.front(), alloc::parseConfig(base.conf).config, options);
             QVERIFY(!result.unexpectedOomOp);
+            if (model == &driver) {
+                qInfo("driver model: %s", result.addressTies.describe().c_str());
+                QCOMPARE(static_cast<int>(result.addressTies.modelled), modelledTies);
+                QCOMPARE(static_cast<int>(result.addressTies.total), ties);
+                if (!exact) {
+                    // The first decision that rests on a modelled address is where this what-if
+                    // leaves PyTorch's run (trace entry 133: the 12 MiB block of another segment).
+                    QVERIFY(result.addressTies.firstModelled);
+                    QCOMPARE(result.addressTies.firstModelled->tie.opIndex, std::uint64_t{103});
+                    QCOMPARE(result.addressTies.firstModelled->entryIndex, std::size_t{133});
+                }
+            }
             QCOMPARE(result.stats.reserved_bytes[alloc::kAggregate].peak, truth.stats.at("reserved_bytes.all.peak"));
             const QString diff = replaytest::diffStats(truth.stats, result.stats);
             if (want) {
@@ -62,6 +79,62 @@ private slots:
                 QVERIFY2(!diff.isEmpty(), "this pair is now exact: mark it so");
             }
         }
+    }
+
+    // Two 18 MiB segments, both freed, then an 18 MiB tensor: best fit takes the lower of the two
+    // equal free blocks. Replayed as recorded, the tie is broken by recorded addresses; under
+    // roundup_power2_divisions:4 the segments are 20 MiB, which the recording never had, so the
+    // same decision rests on the placement model's addresses; under max_split_size_mb:64 the
+    // segments are the recorded ones again.
+    void addressTiesSayWhichDecisionsAreModelled() {
+        constexpr std::uint64_t kSize = 18ull << 20;
+        constexpr std::uint64_t kHigh = 0x7f0100000000ull;
+        constexpr std::uint64_t kLow = 0x7f00fe000000ull;
+        alloc::RecordedTrace trace;
+        trace.origin = "synthetic";
+        trace.settings = "";
+        using A = alloc::EventAction;
+        for (const auto& [action, address] : std::vector<std::pair<A, std::uint64_t>>{
+                 {A::SegmentAlloc, kHigh}, {A::Alloc, kHigh}, {A::SegmentAlloc, kLow}, {A::Alloc, kLow},
+                 {A::FreeRequested, kHigh}, {A::FreeCompleted, kHigh}, {A::FreeRequested, kLow}, {A::FreeCompleted, kLow},
+                 {A::Alloc, kLow}}) {
+            alloc::RecordedEntry e;
+            e.action = action;
+            e.address = address;
+            e.size = kSize;
+            trace.entries.push_back(e);
+        }
+        alloc::ReplayOptions own;
+        const alloc::ReplayResult exact = alloc::TraceReplayer::replay(trace, own);
+        QVERIFY(exact.exact());
+        QCOMPARE(exact.addressTies.total, std::uint64_t{1});
+        QCOMPARE(exact.addressTies.modelled, std::uint64_t{0});
+        QVERIFY(!exact.addressTies.firstModelled);
+
+        alloc::DriverPlacementModel driver(trace);
+        alloc::ReplayOptions rup4;
+        rup4.config = alloc::parseConfig("roundup_power2_divisions:4").config;
+        rup4.placement = &driver;
+        const alloc::ReplayResult whatIf = alloc::TraceReplayer::replayWhatIf(trace, alloc::AllocatorConfig{}, rup4);
+        QCOMPARE(whatIf.addressTies.total, std::uint64_t{1});
+        QCOMPARE(whatIf.addressTies.modelled, std::uint64_t{1});
+        QVERIFY(whatIf.addressTies.firstModelled);
+        const alloc::AddressTie& first = *whatIf.addressTies.firstModelled;
+        QCOMPARE(first.entryIndex, std::size_t{8});
+        QCOMPARE(first.tie.opIndex, whatIf.program.ops.size() - 1);
+        QCOMPARE(first.tie.blockSize, std::uint64_t{20} << 20);
+        QVERIFY(first.chosenModelled && first.otherModelled);
+        QVERIFY(first.tie.chosen < first.tie.other);
+        const QString text = QString::fromStdString(whatIf.addressTies.describe());
+        QVERIFY2(text.startsWith("1 of 1 best-fit ties") && text.contains("trace entry 8") && text.contains("20.00 MiB"), qPrintable(text));
+
+        alloc::DriverPlacementModel again(trace);
+        alloc::ReplayOptions msplit;
+        msplit.config = alloc::parseConfig("max_split_size_mb:64").config;
+        msplit.placement = &again;
+        const alloc::ReplayResult recorded = alloc::TraceReplayer::replayWhatIf(trace, alloc::AllocatorConfig{}, msplit);
+        QCOMPARE(recorded.addressTies.total, std::uint64_t{1});
+        QCOMPARE(recorded.addressTies.modelled, std::uint64_t{0});
     }
 
     // frag101 calls empty_cache() once; the what-if must keep that call although under C its

@@ -114,6 +114,10 @@ private slots:
         const storage::RunVerdict verdict = storage::SessionReader(session.toStdString()).run(1).verdict;
         QCOMPARE(verdict.kind, storage::VerdictKind::WhatIf);
         QVERIFY2(verdict.text.rfind("what-if (not compared)", 0) == 0, verdict.text.c_str());
+        // The session keeps how many decisions rested on modelled addresses (the tooltip shows it).
+        QVERIFY2(verdict.text.find("\n0 of 0 best-fit ties between equal free blocks were broken by a modelled segment address") !=
+                     std::string::npos,
+                 verdict.text.c_str());
     }
 
     void workloadRunIsSimulated() {

@@ -80,6 +80,7 @@ public:
     detail::BlockPool& blockPoolFor(PoolId id, bool small);
     bool gcEnabled() const { return allowedMax_.has_value() && config_.garbageCollectionThreshold > 0.0; }
     detail::Block* getFreeBlock(detail::BlockPool& pool, StreamId stream, std::uint64_t size);
+    void reportTie(const detail::BlockPool& pool, const detail::FreeEntry& chosen, std::uint64_t size) const;
     bool shouldSplit(const detail::Block* block, std::uint64_t size) const;
     detail::Block* allocFoundBlock(detail::Block* block, std::uint64_t size, std::uint64_t origSize,
                                    std::uint32_t stackId);
@@ -170,6 +171,7 @@ public:
     OomInfo lastOom_;
     std::uint64_t seq_ = 0;
     std::uint64_t opIndex_ = 0;
+    BestFitTieObserver tieObserver_;
     EventCause cause_ = EventCause::Program;
 };
 

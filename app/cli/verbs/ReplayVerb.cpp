@@ -247,6 +247,8 @@ int runReplay(VerbContext& ctx) {
         report << "  peak reserved " << s.reserved_bytes[alloc::kAggregate].peak << " B, peak allocated "
                << s.allocated_bytes[alloc::kAggregate].peak << " B, device allocs " << s.num_device_alloc << ", OOMs "
                << s.num_ooms << "\n";
+        // How firm the numbers are: the decisions that modelled addresses settled (AddressTies.h).
+        if (!exact || result.addressTies.modelled > 0) report << "  address ties: " << result.addressTies.describe() << "\n";
         if (!realGpu.finish(options, trace.device, result, report, error)) return badInput(ctx, error, "--gpu " + device->name);
         if (exact || compare) {
             report << "  verdict: " << alloc::replayVerdict(result, (compare ? compare : &trace)->entries.size()) << "\n";

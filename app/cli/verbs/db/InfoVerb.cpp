@@ -30,10 +30,13 @@ void printText(std::ostream& out, const std::string& path, const std::vector<sto
                 << ", max segments " << s.maxSegments << "\n";
         }
         // Never "exact" unless the session stored that the replay reproduced its recording.
-        out << "  verdict: "
-            << (run.verdict.kind == storage::VerdictKind::Unknown ? std::string("unknown (not stored with this run)")
-                                                                   : run.verdict.text)
-            << "\n";
+        std::string verdict = run.verdict.kind == storage::VerdictKind::Unknown ? std::string("unknown (not stored with this run)")
+                                                                                 : run.verdict.text;
+        // A what-if's verdict carries its address ties on lines of their own: indent them.
+        for (std::size_t at = verdict.find('\n'); at != std::string::npos; at = verdict.find('\n', at + 5)) {
+            verdict.replace(at, 1, "\n    ");
+        }
+        out << "  verdict: " << verdict << "\n";
         if (!run.divergence.empty()) out << "  divergence: " << run.divergence << "\n";
         if (run.rank) out << "  rank: " << run.rank->rank << " (from its " << run.rank->source << ")\n";
     }
