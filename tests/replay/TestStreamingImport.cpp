@@ -14,6 +14,7 @@
 #include "storage/formats/FormatError.h"
 #include "storage/formats/PickleReader.h"
 #include "storage/formats/SnapshotReader.h"
+#include "storage/formats/StreamingUnsupported.h"
 #include "storage/formats/TraceBatchSink.h"
 #include "storage/import/TraceBuilder.h"
 #include "storage/import/TraceFile.h"
@@ -113,6 +114,66 @@ std::string errorOf(Read read) {
     return "<none>";
 }
 
+// A pickle as Python's pickler writes a snapshot, by hand: {'segments': [], 'device_traces':
+// [[e0, ..., e1000]]} in APPENDS batches of 1,000, whose last item is e0 again (a memo BINGET of
+// an entry the stream has already converted and dropped).
+std::string entryReferredTwice() {
+    std::string p("\x80\x04", 2);
+    std::uint32_t memo = 0;
+    auto memoize = [&] {
+        p += '\x94';
+        return memo++;
+    };
+    auto str = [&](const std::string& text) {
+        p += '\x8c';
+        p += static_cast<char>(text.size());
+        p += text;
+        memoize();
+    };
+    auto binint = [&](std::uint32_t v) {
+        p += 'J';
+        for (int i = 0; i < 4; ++i) p += static_cast<char>((v >> (8 * i)) & 0xFF);
+    };
+    auto binget = [&](std::uint32_t index) {
+        p += 'j';
+        for (int i = 0; i < 4; ++i) p += static_cast<char>((index >> (8 * i)) & 0xFF);
+    };
+    p += '}';
+    memoize();
+    p += '(';
+    str("segments");
+    p += ']';
+    memoize();
+    str("device_traces");
+    p += ']';
+    memoize();
+    p += ']';
+    memoize();
+    p += '(';
+    std::uint32_t first = 0;
+    for (std::uint32_t i = 0; i < 1000; ++i) {
+        p += '}';
+        const std::uint32_t entry = memoize();
+        if (i == 0) first = entry;
+        p += '(';
+        str("action");
+        str("alloc");
+        str("addr");
+        binint(0x100000 + i * 512);
+        str("size");
+        binint(512);
+        p += 'u';
+    }
+    p += 'e';
+    p += '(';
+    binget(first);
+    p += 'e';
+    p += 'a';  // the device list into device_traces
+    p += 'u';  // the top-level dict's items
+    p += '.';
+    return p;
+}
+
 }  // namespace
 
 class TestStreamingImport : public QObject {
@@ -210,6 +271,18 @@ private slots:
         // Python's pickler frames the file in 64 KiB FRAMEs: a cut inside one is found at its FRAME.
         sameError(write("cut.pickle", bytes.substr(0, bytes.size() * 6 / 10)), "FRAME declares 65538 bytes but only ");
         sameError(write("empty.pickle", std::string()), "empty input: not a pickle (byte 0)");
+    }
+
+    // A pickle the stream cannot follow is read whole instead, with the same traces.
+    void aPickleReferringBackToAnEntryIsReadWhole() {
+        const std::string path = write("twice.pickle", entryReferredTwice());
+        QVERIFY_THROWS_EXCEPTION(formats::StreamingUnsupported, streamed(path));
+        const std::vector<alloc::RecordedTrace> traces = storage::TraceFile::load(path, storage::StreamMode::Always).traces;
+        QCOMPARE(traces.size(), std::size_t{1});
+        QCOMPARE(traces.front().entries.size(), std::size_t{1001});
+        QCOMPARE(traces.front().entries.back().address, traces.front().entries.front().address);
+        const std::string diff = difference(traces, whole(path));
+        QVERIFY2(diff.empty(), diff.c_str());
     }
 
     // An entry the import refuses is refused while the file is read, with its place.
