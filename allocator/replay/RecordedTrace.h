@@ -17,12 +17,14 @@
 namespace allocscope::alloc {
 
 // One trace entry, in PyTorch's vocabulary (reference §11.2).
+// stackId sits beside action, in what was padding: 48 bytes instead of 56, and a big snapshot has
+// tens of millions of entries (issue #18).
 struct RecordedEntry {
     EventAction action = EventAction::Alloc;
+    std::uint32_t stackId = 0;     // into RecordedTrace::stacks (0 = none)
     std::uint64_t address = 0;     // block / segment / mapped-range address; 0 for Oom
     std::uint64_t size = 0;        // requested bytes (alloc/free), segment bytes, rounded (oom)
     StreamId stream = 0;
-    std::uint32_t stackId = 0;     // into RecordedTrace::stacks (0 = none)
     std::uint64_t deviceFree = 0;  // Oom: cudaMemGetInfo's free bytes at the failure
     std::int64_t timeUs = 0;       // 0 when the source has no usable clock
 };

@@ -134,8 +134,13 @@ std::optional<std::uint64_t> ReplayRun::recordedAddress(const PlacementRequest& 
 }
 
 std::uint64_t ReplayRun::push(const Op& op) {
-    program_.ops.push_back(op);
-    const std::uint64_t index = program_.ops.size() - 1;
+    const std::uint64_t index = opCount_++;
+    if (options_.keepOps) {
+        program_.ops.push_back(op);
+    } else if (op.kind == OpKind::Phase) {
+        program_.ops.push_back(op);
+        phaseOpIndices_.push_back(index);
+    }
     allocator_->setOpIndex(index);
     return index;
 }
@@ -163,7 +168,7 @@ void ReplayRun::finish() { emitPhases(kNoEntry - 1); }
 std::vector<Event> ReplayRun::restore(const std::vector<SegmentInfo>& segments) {
     capture_->events.clear();
     const bool exact = options_.placement == nullptr;
-    const std::uint64_t firstOp = program_.ops.size();
+    const std::uint64_t firstOp = opCount_;
     std::uint64_t id = trace_.entries.size();
     for (const SegmentInfo& segment : segments) {
         for (const BlockInfo& block : segment.blocks) {

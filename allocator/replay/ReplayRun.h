@@ -59,6 +59,9 @@ public:
 
     CachingAllocator& allocator() { return *allocator_; }
     Program& program() { return program_; }
+    std::uint64_t opCount() const { return opCount_; }
+    // Without ReplayOptions::keepOps: the op index of each op kept in program().
+    const std::vector<std::uint64_t>& phaseOpIndices() const { return phaseOpIndices_; }
     std::uint64_t eventCount() const { return eventCount_; }
     // The best-fit decisions that addresses settled so far, and which rest on modelled ones.
     const AddressTies& addressTies() const { return ties_; }
@@ -92,6 +95,8 @@ private:
     std::unique_ptr<SimulatedDevice> device_;
     std::unique_ptr<CachingAllocator> allocator_;
     Program program_;
+    std::uint64_t opCount_ = 0;
+    std::vector<std::uint64_t> phaseOpIndices_;
     std::uint64_t eventCount_ = 0;
     std::size_t nextPhase_ = 0;
 

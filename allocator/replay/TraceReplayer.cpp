@@ -21,7 +21,10 @@ std::string describe(EventAction action, std::uint64_t address, std::uint64_t si
 
 struct Expected {
     const RecordedTrace* trace = nullptr;
-    std::vector<TraceStep> steps;
+    // The replayed trace's own steps when it is its own expectation (not copied: a big trace has
+    // millions), or ownSteps.
+    const std::vector<TraceStep>* steps = nullptr;
+    std::vector<TraceStep> ownSteps;
     // Another process's recording (a what-if compared with a run under its config) has its own
     // virtual addresses: it is compared by position (segment ordinal + offset) instead.
     bool translate = false;
@@ -90,8 +93,8 @@ std::string compareStepByPosition(Expected& expected, const TraceStep& step, con
 std::string compareStep(Expected& expected, std::size_t k, const RecordedEntry* program, const StepOutcome& out) {
     if (out.unexpectedOom) return "the allocation failed (out of memory) where the recording succeeded";
     if (!expected.trace) return "";
-    if (k >= expected.steps.size()) return "the expected recording has no step " + std::to_string(k);
-    const TraceStep& step = expected.steps[k];
+    if (k >= expected.steps->size()) return "the expected recording has no step " + std::to_string(k);
+    const TraceStep& step = (*expected.steps)[k];
     if (expected.translate) return compareStepByPosition(expected, step, program, out);
     const RecordedTrace& trace = *expected.trace;
     const std::size_t last = step.program == kNoEntry ? step.end : step.program;
@@ -248,7 +251,8 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
 
     Expected expected;
     expected.trace = options.expected ? options.expected : (options.placement ? nullptr : &trace);
-    if (expected.trace) expected.steps = expected.trace == &trace ? steps : TraceSteps::cut(*expected.trace);
+    if (expected.trace && expected.trace != &trace) expected.ownSteps = TraceSteps::cut(*expected.trace);
+    expected.steps = expected.trace == &trace ? &steps : &expected.ownSteps;
     expected.translate = expected.trace && expected.trace != &trace && expected.trace->hasSegmentEvents && options.placement;
     if (expected.translate) {
         const std::uint64_t page = 2 * kMiB;  // the small pool's page: the smallest extent
@@ -345,6 +349,8 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
     result.events = run->eventCount();
     result.addressTies = run->addressTies();
     result.program = std::move(run->program());
+    result.opCount = run->opCount();
+    result.phaseOpIndices = run->phaseOpIndices();
     if (expected.trace && expected.trace->finalSegments && !result.stoppedEarly) {
         std::string diff = expected.translate
                                ? compareLayoutShape(*expected.trace->finalSegments, result.segments)

@@ -14,6 +14,11 @@ bool TraceSteps::isRelease(EventAction action) {
 std::vector<TraceStep> TraceSteps::cut(const RecordedTrace& trace) {
     std::vector<TraceStep> steps;
     const std::vector<RecordedEntry>& e = trace.entries;
+    // Room for every step at once: a trace of millions of entries has millions of steps, and
+    // growing the vector step by step would hold two copies at its last growth.
+    std::size_t upperBound = 1;
+    for (const RecordedEntry& entry : e) upperBound += isSegmentEvent(entry.action) || entry.action == EventAction::Snapshot ? 0 : 1;
+    steps.reserve(upperBound);
     std::size_t begin = 0;
     for (std::size_t i = 0; i < e.size(); ++i) {
         const EventAction a = e[i].action;

@@ -1,12 +1,22 @@
 #include "storage/formats/PickleReader.h"
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include "storage/formats/FormatError.h"
+#include "storage/formats/StreamingUnsupported.h"
+#include "storage/formats/TraceBatchSink.h"
+#include "storage/formats/TreeCompactor.h"
 #include "storage/formats/Utf8.h"
 
 namespace allocscope::formats {
@@ -51,15 +61,28 @@ public:
         return true;
     }
     uint64_t count() const { return dense_.size() + sparse_.size(); }
+    // Where index's value is kept (for a compaction that moves values); null when never stored.
+    PyRef* slot(uint64_t index) {
+        if (index < dense_.size()) return &dense_[index];
+        auto it = sparse_.find(index);
+        return it == sparse_.end() ? nullptr : &it->second;
+    }
 
 private:
     std::vector<PyRef> dense_;
     std::unordered_map<uint64_t, PyRef> sparse_;
 };
 
+// The input: all of it in memory (read), or a file fetched through a bounded buffer (readFile).
+// Opcodes and operands are read from the window [cur_, end_); fetch() slides it along the file.
 class Machine {
 public:
-    explicit Machine(std::string_view bytes) : data_(bytes) {}
+    explicit Machine(std::string_view bytes)
+        : cur_(reinterpret_cast<const unsigned char*>(bytes.data())), end_(cur_ + bytes.size()), start_(cur_),
+          size_(bytes.size()) {}
+    Machine(FILE* file, uint64_t size, TraceBatchSink* sink) : file_(file), size_(size), sink_(sink) {
+        if (sink_) compactor_ = std::make_unique<TreeCompactor>(tree_);
+    }
 
     PyTree run();
 
@@ -69,15 +92,27 @@ private:
     }
     const char* opName() const { return PickleReader::opcodeName(op_); }
 
+    uint64_t pos() const { return base_ + static_cast<uint64_t>(cur_ - start_); }
+    uint64_t left() const { return size_ - pos(); }
+    // Makes at least n bytes (n <= left()) available at cur_.
+    void fetch(uint64_t n);
+
     // Operand bytes: checked against what is really left, so a declared length past the end
     // fails here before anything is allocated.
     const unsigned char* take(uint64_t n) {
-        if (n > data_.size() - pos_) {
+        if (n > left()) {
             fail(std::string("pickle truncated: ") + opName() + " needs " + std::to_string(n) +
-                 " more bytes, only " + std::to_string(data_.size() - pos_) + " left");
+                 " more bytes, only " + std::to_string(left()) + " left");
         }
-        const auto* p = reinterpret_cast<const unsigned char*>(data_.data()) + pos_;
-        pos_ += n;
+        if (static_cast<uint64_t>(end_ - cur_) < n) {
+            fetch(n);
+            if (static_cast<uint64_t>(end_ - cur_) < n) {
+                fail(std::string("pickle truncated: ") + opName() + " needs " + std::to_string(n) + " more bytes, only " +
+                     std::to_string(end_ - cur_) + " left");
+            }
+        }
+        const unsigned char* p = cur_;
+        cur_ += n;
         return p;
     }
     uint64_t takeLE(unsigned width) {
@@ -127,16 +162,68 @@ private:
     void memoGet(uint64_t index);
     void memoPut(uint64_t index);
     [[noreturn]] void refuse();
+    // Streaming (a sink): a container about to be filled may not be one that stands for several.
+    void beforeFill(PyRef container);
+    // Streaming: when the list at stack_[listPos] is a device_traces[d] list, hands the items
+    // stack_[from, end) to the sink as its next entries, drops them and returns true.
+    bool streamEntries(size_t listPos, size_t from);
+    void compact();
 
-    std::string_view data_;
-    size_t pos_ = 0;
-    size_t opOffset_ = 0;
+    const unsigned char* cur_ = nullptr;
+    const unsigned char* end_ = nullptr;
+    const unsigned char* start_ = nullptr;  // the window's first byte, at file offset base_
+    uint64_t base_ = 0;
+    FILE* file_ = nullptr;
+    std::vector<unsigned char> buffer_;
+    uint64_t size_ = 0;
+    uint64_t opOffset_ = 0;
     uint8_t op_ = 0;
     PyTree tree_;
     std::vector<PyRef> stack_;
     std::vector<size_t> marks_;
     Memo memo_;
+
+    // Streaming state: values below mark_ stay; those made since are dropped at the next batch
+    // unless the stack or the memo still holds them (TreeCompactor).
+    TraceBatchSink* sink_ = nullptr;
+    std::unique_ptr<TreeCompactor> compactor_;
+    PyTree::Mark mark_;
+    std::vector<uint64_t> memoTouched_;      // memo indices stored since mark_
+    std::unordered_set<PyRef> dropped_;      // converted entry dicts since mark_
+    bool olderFilled_ = false;              // a container older than mark_ was filled since
+    std::vector<size_t> streamed_;          // entries handed over, by device
 };
+
+void Machine::fetch(uint64_t n) {
+    if (file_ == nullptr) return;  // in memory: take() checked against left() already
+    const size_t keep = static_cast<size_t>(end_ - cur_);
+    const size_t want = std::max<size_t>(static_cast<size_t>(n), size_t{1} << 20);
+    const uint64_t consumed = static_cast<uint64_t>(cur_ - start_);
+    if (buffer_.size() < want) {
+        std::vector<unsigned char> bigger(want);
+        if (keep > 0) std::memcpy(bigger.data(), cur_, keep);
+        buffer_.swap(bigger);
+    } else if (keep > 0) {
+        std::memmove(buffer_.data(), cur_, keep);
+    }
+    base_ += consumed;
+    size_t have = keep;
+    const size_t room = static_cast<size_t>(std::min<uint64_t>(buffer_.size() - keep, size_ - base_ - keep));
+    while (have - keep < room) {
+        const size_t got = std::fread(buffer_.data() + have, 1, room - (have - keep), file_);
+        if (got == 0) break;
+        have += got;
+    }
+    start_ = buffer_.data();
+    cur_ = start_;
+    end_ = start_ + have;
+    if (have < n) {
+        if (std::ferror(file_)) throw FormatError(std::string("cannot read the file: ") + std::strerror(errno), "byte " + std::to_string(pos()));
+        // The file became shorter while it was read: what is there is all there is.
+        size_ = base_ + have;
+    }
+    if (sink_) sink_->onProgress(base_ + have, size_);
+}
 
 void Machine::pushString(uint64_t length, bool unicode) {
     const unsigned char* p = take(length);
@@ -145,7 +232,7 @@ void Machine::pushString(uint64_t length, bool unicode) {
         const size_t bad = Utf8::firstInvalid(text);
         if (bad != std::string_view::npos) {
             fail(std::string("invalid UTF-8 in ") + opName() + " string at byte " +
-                 std::to_string(pos_ - length + bad));
+                 std::to_string(pos() - length + bad));
         }
         stack_.push_back(tree_.addStr(std::move(text), opOffset_));
     } else {
@@ -175,7 +262,59 @@ void Machine::pushLong(uint64_t length) {
     stack_.push_back(tree_.addInt(bits, negative, opOffset_));
 }
 
+void Machine::beforeFill(PyRef container) {
+    if (container >= mark_.nodes) return;
+    if (compactor_->frozen(container)) throw StreamingUnsupported("the pickle fills a list it shared before");
+    olderFilled_ = true;
+}
+
+bool Machine::streamEntries(size_t listPos, size_t from) {
+    // The shape Python's pickler gives a snapshot: the top-level dict (its MARK at 1), then
+    // key, value, ... 'device_traces', the outer list, and the device lists being built.
+    if (marks_.empty() || marks_.front() != 1 || tree_.kind(stack_[0]) != PyKind::Dict) return false;
+    if (listPos < 3 || tree_.kind(stack_[listPos]) != PyKind::List) return false;
+    size_t outer = listPos - 1;
+    while (outer >= 2 && tree_.kind(stack_[outer]) == PyKind::List && tree_.kind(stack_[outer - 1]) == PyKind::List) --outer;
+    if (outer < 2 || outer == listPos || tree_.kind(stack_[outer]) != PyKind::List || (outer - 2) % 2 != 0) return false;
+    const PyRef key = stack_[outer - 1];
+    if (tree_.kind(key) != PyKind::Str || tree_.text(key) != "device_traces") return false;
+    const size_t device = tree_.items(stack_[outer]).size() + (listPos - outer - 1);
+    if (streamed_.size() <= device) streamed_.resize(device + 1, 0);
+    const PyItems entries(stack_.data() + from, stack_.size() - from);
+    sink_->onEntries(tree_, device, streamed_[device], entries);
+    streamed_[device] += entries.size();
+    for (const PyRef entry : entries) {
+        if (entry >= mark_.nodes) dropped_.insert(entry);
+    }
+    stack_.resize(from);
+    compact();
+    return true;
+}
+
+void Machine::compact() {
+    if (olderFilled_) {
+        // A container older than the mark got items since: truncating would lose them. Keep
+        // everything made so far (correct, only not smaller) and start again from here.
+        olderFilled_ = false;
+    } else {
+        sink_->forget(static_cast<PyRef>(mark_.nodes), mark_.strings);
+        std::vector<PyRef*> stackRoots;
+        stackRoots.reserve(stack_.size());
+        for (PyRef& ref : stack_) stackRoots.push_back(&ref);
+        std::vector<PyRef*> memoRoots;
+        memoRoots.reserve(memoTouched_.size());
+        for (const uint64_t index : memoTouched_) {
+            if (PyRef* slot = memo_.slot(index)) memoRoots.push_back(slot);
+        }
+        compactor_->compact(mark_, stackRoots, memoRoots, dropped_);
+    }
+    mark_ = tree_.mark();
+    memoTouched_.clear();
+    dropped_.clear();
+}
+
 void Machine::setItems(PyRef dict, size_t from) {
+    if (sink_) beforeFill(dict);
     if (tree_.kind(dict) != PyKind::Dict) {
         fail(std::string(opName()) + " into " + PyTree::kindName(tree_.kind(dict)) + ", not a dict");
     }
@@ -191,6 +330,7 @@ void Machine::setItems(PyRef dict, size_t from) {
 }
 
 void Machine::appendItems(PyRef list, size_t from) {
+    if (sink_) beforeFill(list);
     if (tree_.kind(list) != PyKind::List) {
         fail(std::string(opName()) + " to " + PyTree::kindName(tree_.kind(list)) + ", not a list");
     }
@@ -208,12 +348,16 @@ PyRef Machine::makeContainer(PyKind kind, size_t from) {
 void Machine::memoGet(uint64_t index) {
     PyRef ref = 0;
     if (!memo_.get(index, ref)) fail("memo index " + std::to_string(index) + " was never stored");
+    if (ref == TreeCompactor::kDropped) {
+        throw StreamingUnsupported("the pickle refers twice to a trace entry (memo index " + std::to_string(index) + ")");
+    }
     stack_.push_back(ref);
 }
 
 void Machine::memoPut(uint64_t index) {
     need(1);
     memo_.put(index, stack_.back());
+    if (sink_) memoTouched_.push_back(index);
 }
 
 void Machine::refuse() {
@@ -240,11 +384,12 @@ void Machine::refuse() {
 
 PyTree Machine::run() {
     while (true) {
-        opOffset_ = pos_;
-        if (pos_ >= data_.size()) {
-            fail(data_.empty() ? "empty input: not a pickle" : "pickle truncated: no STOP opcode before end of file");
+        opOffset_ = pos();
+        if (cur_ == end_) {
+            if (left() > 0) fetch(1);
+            if (cur_ == end_) fail(size_ == 0 ? "empty input: not a pickle" : "pickle truncated: no STOP opcode before end of file");
         }
-        op_ = static_cast<uint8_t>(data_[pos_++]);
+        op_ = *cur_++;
         switch (op_) {
         case 0x80: {  // PROTO
             const uint64_t v = takeLE(1);
@@ -253,9 +398,8 @@ PyTree Machine::run() {
         }
         case 0x95: {  // FRAME: a framing hint; the declared frame must exist
             const uint64_t n = takeLE(8);
-            if (n > data_.size() - pos_) {
-                fail("FRAME declares " + std::to_string(n) + " bytes but only " +
-                     std::to_string(data_.size() - pos_) + " follow");
+            if (n > left()) {
+                fail("FRAME declares " + std::to_string(n) + " bytes but only " + std::to_string(left()) + " follow");
             }
             break;
         }
@@ -306,12 +450,14 @@ PyTree Machine::run() {
         }
         case 'a': {  // APPEND
             need(2);
+            if (sink_ && streamEntries(stack_.size() - 2, stack_.size() - 1)) break;
             appendItems(stack_[stack_.size() - 2], stack_.size() - 1);
             break;
         }
         case 'e': {  // APPENDS
             const size_t m = popMark();
             needBelow(m, 1);
+            if (sink_ && streamEntries(m - 1, m)) break;
             appendItems(stack_[m - 1], m);
             break;
         }
@@ -361,6 +507,18 @@ PyTree Machine::run() {
 
 PyTree PickleReader::read(std::string_view bytes) {
     Machine machine(bytes);
+    return machine.run();
+}
+
+PyTree PickleReader::readFile(const std::string& path, TraceBatchSink* sink) {
+    // stdio rather than iostreams: a clear errno for the message, and no locale in the way.
+    std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+    if (!file) throw FormatError(std::string("cannot open file: ") + std::strerror(errno), path);
+    struct stat info {};
+    if (::fstat(::fileno(file.get()), &info) != 0 || !S_ISREG(info.st_mode)) {
+        throw FormatError("not a regular file", path);
+    }
+    Machine machine(file.get(), static_cast<uint64_t>(info.st_size), sink);
     return machine.run();
 }
 

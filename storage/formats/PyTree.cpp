@@ -1,6 +1,7 @@
 #include "storage/formats/PyTree.h"
 
 #include <cstring>
+#include <iterator>
 #include <limits>
 
 #include "storage/formats/FormatError.h"
@@ -86,6 +87,18 @@ void PyTree::append(PyRef container, PyItems items) {
     spilled_.push_back(std::move(own));
     s.begin = static_cast<uint32_t>(spilled_.size() - 1);
     s.count = kSpilled;
+}
+
+void PyTree::truncate(const Mark& mark) {
+    slots_.resize(mark.nodes);
+    blockBase_.resize((mark.nodes + kOffsetBlock - 1) / kOffsetBlock);
+    for (auto it = farOffsets_.begin(); it != farOffsets_.end();) {
+        it = it->first >= mark.nodes ? farOffsets_.erase(it) : std::next(it);
+    }
+    strings_.resize(mark.strings);
+    spans_.resize(mark.spans);
+    flat_.resize(mark.flat);
+    spilled_.resize(mark.spilled);
 }
 
 double PyTree::floatValue(PyRef ref) const {

@@ -78,6 +78,16 @@ public:
     // "an int", "a str", ... for messages.
     static const char* kindName(PyKind kind);
 
+    // The tree's size at one moment, for a streaming reader that converts part of the tree and
+    // then drops it (PickleReader with a TraceBatchSink): truncate(mark) forgets every value and
+    // text made since, and every item appended to a container made since. Items appended since to
+    // an older container are forgotten too: the caller must not truncate then.
+    struct Mark {
+        size_t nodes = 0, strings = 0, spans = 0, flat = 0, spilled = 0;
+    };
+    Mark mark() const { return Mark{slots_.size(), strings_.size(), spans_.size(), flat_.size(), spilled_.size()}; }
+    void truncate(const Mark& mark);
+
     PyRef root = 0;
 
 private:

@@ -4,6 +4,7 @@
 #include <array>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -14,6 +15,7 @@
 #include "storage/formats/FormatError.h"
 #include "storage/formats/JsonReader.h"
 #include "storage/formats/PickleReader.h"
+#include "storage/formats/TraceBatchSink.h"
 
 namespace allocscope::formats {
 namespace {
@@ -107,9 +109,23 @@ struct Fields {
 
 class Converter {
 public:
-    explicit Converter(const PyTree& tree) : t_(tree), keyOf_(tree.textCount(), kNotLookedUp) {}
+    // `streaming`: the tree changes between calls (a streaming read drops what was converted and
+    // reuses the handles: forget() says which); frame lists are then remembered by their dicts
+    // always, as those dicts are shared and stay (TreeCompactor).
+    explicit Converter(const PyTree& tree, bool streaming = false)
+        : t_(tree), streaming_(streaming), keyOf_(tree.textCount(), kNotLookedUp) {}
 
     Snapshot snapshot();
+    TraceEntry traceEntry(PyRef ref, const Path& path);
+    void forget(PyRef firstRef, size_t firstText) {
+        if (keyOf_.size() > firstText) keyOf_.resize(firstText);
+        // Only lists remembered since the last forget() can hold such handles: the older ones
+        // survived it, so all their handles are below its firstRef, and firstRef never decreases.
+        for (const std::vector<PyRef>& key : recentKeys_) {
+            if (std::any_of(key.begin(), key.end(), [firstRef](PyRef r) { return r >= firstRef; })) byItems_.erase(key);
+        }
+        recentKeys_.clear();
+    }
 
 private:
     [[noreturn]] void fail(const std::string& what, const Path& path, PyRef ref) const {
@@ -208,7 +224,9 @@ private:
     }
     // Which known key a str node names; memo-shared key strings are looked up once.
     uint8_t keyOf(PyRef key) {
-        uint8_t& cached = keyOf_[t_.index(key)];
+        const uint32_t index = t_.index(key);
+        if (index >= keyOf_.size()) keyOf_.resize(t_.textCount(), kNotLookedUp);
+        uint8_t& cached = keyOf_[index];
         if (cached == kNotLookedUp) {
             cached = kUnknownKey;
             const std::string& text = t_.text(key);
@@ -241,11 +259,11 @@ private:
     FrameList frames(PyRef ref, const Path& path);
     SnapshotSegment segment(PyRef ref, const Path& path);
     SnapshotBlock block(const Fields& f, const Path& path);
-    TraceEntry traceEntry(PyRef ref, const Path& path);
     AllocatorSettings settings(PyRef ref, const Path& path);
     Annotation annotation(PyRef ref, const Path& path);
 
     const PyTree& t_;
+    bool streaming_ = false;
     std::vector<uint8_t> keyOf_;  // by text index: a Key, kUnknownKey or kNotLookedUp
     // Frame lists are shared in the Snapshot (see FrameList.h), found two ways, cheapest first: a
     // list of the same frame dict objects (PyTorch shares the frame dicts through the memo, and a
@@ -253,6 +271,7 @@ private:
     // tree is immutable while we convert, so the same handles always mean the same contents.
     std::unordered_map<std::vector<PyRef>, FrameList, RefsHash, RefsEqual> byItems_;
     std::unordered_set<FrameList, FramesHash> byContents_;
+    std::vector<std::vector<PyRef>> recentKeys_;  // streaming: byItems_ keys since the last forget()
     std::unordered_map<std::string_view, SharedString> interned_;  // by contents (see shared())
 };
 
@@ -276,7 +295,11 @@ FrameList Converter::frames(PyRef ref, const Path& path) {
     const auto [it, added] = byContents_.insert(FrameList(std::move(out)));
     // Only new contents remember their dicts: in a JSON file every list has dicts of its own, and
     // remembering each would cost a map entry per trace entry.
-    if (added) byItems_.emplace(std::vector<PyRef>(items.begin(), items.end()), *it);
+    if (added || streaming_) {
+        std::vector<PyRef> key(items.begin(), items.end());
+        if (streaming_) recentKeys_.push_back(key);
+        byItems_.emplace(std::move(key), *it);
+    }
     return *it;
 }
 
@@ -487,6 +510,45 @@ PyTree SnapshotReader::parse(std::string_view bytes) {
 Snapshot SnapshotReader::read(std::string_view bytes) { return fromTree(parse(bytes)); }
 
 Snapshot SnapshotReader::readFile(const std::string& path) { return read(FileBytes::read(path)); }
+
+namespace {
+
+// Converts each batch of entries while its values are still in the tree, and hands them on.
+class EntryStream final : public TraceBatchSink {
+public:
+    explicit EntryStream(SnapshotEntrySink& out) : out_(out) {}
+    void onEntries(const PyTree& tree, size_t device, size_t first, PyItems entries) override {
+        if (!converter_) converter_ = std::make_unique<Converter>(tree, true);
+        const Path top;
+        const Path traces = top.child("device_traces");
+        const Path list = traces.at(device);
+        for (size_t i = 0; i < entries.size(); ++i) out_.onEntry(device, first + i, converter_->traceEntry(entries[i], list.at(first + i)));
+    }
+    void forget(PyRef firstRef, size_t firstText) override {
+        if (converter_) converter_->forget(firstRef, firstText);
+    }
+    void onProgress(uint64_t bytesRead, uint64_t totalBytes) override { out_.onProgress(bytesRead, totalBytes); }
+
+private:
+    SnapshotEntrySink& out_;
+    std::unique_ptr<Converter> converter_;
+};
+
+}  // namespace
+
+Snapshot SnapshotReader::readStreaming(const std::string& path, SnapshotEntrySink& entries) {
+    EntryStream stream(entries);
+    const PyTree tree = PickleReader::readFile(path, &stream);
+    Snapshot rest = fromTree(tree);
+    // A device list the stream did not recognise (not where Python's pickler puts it) is still in
+    // the tree: hand its entries on too, so that every entry reaches the sink.
+    for (size_t device = 0; device < rest.device_traces.size(); ++device) {
+        std::vector<TraceEntry>& left = rest.device_traces[device];
+        for (size_t i = 0; i < left.size(); ++i) entries.onEntry(device, i, left[i]);
+        std::vector<TraceEntry>().swap(left);
+    }
+    return rest;
+}
 
 Snapshot SnapshotReader::fromTree(const PyTree& tree) {
     if (tree.size() == 0) throw FormatError("empty value tree", "top level");

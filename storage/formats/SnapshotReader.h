@@ -18,6 +18,7 @@
 
 #include "storage/formats/PyTree.h"
 #include "storage/formats/Snapshot.h"
+#include "storage/formats/SnapshotEntrySink.h"
 
 namespace allocscope::formats {
 
@@ -35,6 +36,14 @@ public:
     static PyTree parse(std::string_view bytes);
     static Snapshot readFile(const std::string& path);
     static Snapshot fromTree(const PyTree& tree);
+
+    // Reads a snapshot pickle file in one pass through a bounded buffer, handing each trace entry
+    // to `entries` as soon as it is read instead of keeping it (errors as read(); an entry's are
+    // raised while the file is read). The returned Snapshot has everything else; its
+    // device_traces lists are empty. Memory no longer grows with the entries, except for four
+    // bytes per pickle memo slot (TreeCompactor). Throws FormatError, or StreamingUnsupported for
+    // a pickle that refers back to an entry it already gave (read() it whole then).
+    static Snapshot readStreaming(const std::string& path, SnapshotEntrySink& entries);
 };
 
 }  // namespace allocscope::formats

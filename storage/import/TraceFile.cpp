@@ -2,13 +2,19 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <exception>
+#include <memory>
 #include <new>
+
+#include <sys/stat.h>
 
 #include "storage/formats/FileBytes.h"
 #include "storage/formats/FormatError.h"
 #include "storage/formats/RmmCsvReader.h"
 #include "storage/formats/SnapshotReader.h"
+#include "storage/formats/StreamingUnsupported.h"
+#include "storage/import/TraceBuilder.h"
 #include "storage/import/TraceImport.h"
 
 namespace allocscope::storage {
@@ -36,6 +42,18 @@ void collectMetadata(const formats::Snapshot& data, std::vector<std::string>& ou
     }
 }
 
+// A pickle (its first byte is PROTO) that `mode` wants streamed. Anything else, including a file
+// that cannot be opened, goes the whole-file way, which reports it as before.
+bool streamable(const std::string& path, StreamMode mode, std::uint64_t& size) {
+    std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+    if (!file) return false;
+    struct stat info {};
+    if (::fstat(::fileno(file.get()), &info) != 0 || !S_ISREG(info.st_mode)) return false;
+    size = static_cast<std::uint64_t>(info.st_size);
+    if (mode == StreamMode::Auto && size < TraceFile::kStreamFromBytes) return false;
+    return std::fgetc(file.get()) == 0x80;
+}
+
 }  // namespace
 
 TraceFormat TraceFile::detect(const std::string& path, std::string_view bytes) {
@@ -53,9 +71,27 @@ TraceFormat TraceFile::detect(const std::string& path, std::string_view bytes) {
     return TraceFormat::RmmCsv;
 }
 
-TraceFile TraceFile::load(const std::string& path) {
+TraceFile TraceFile::load(const std::string& path) { return load(path, StreamMode::Auto); }
+
+TraceFile TraceFile::load(const std::string& path, StreamMode mode, const ReadProgress& progress) {
     TraceFile file;
     file.path = path;
+    std::uint64_t size = 0;
+    if (mode != StreamMode::Never && streamable(path, mode, size)) {
+        TraceBuilder builder;
+        builder.progress = progress;
+        builder.maxMetadata = kMaxMetadata;
+        // A trace entry takes about 90 bytes of a PyTorch pickle, rarely under 48.
+        builder.expect(static_cast<std::size_t>(size / 48));
+        try {
+            const formats::Snapshot rest = formats::SnapshotReader::readStreaming(path, builder);
+            file.traces = builder.finish(rest);
+            file.userMetadata = std::move(builder.userMetadata);
+            return file;
+        } catch (const formats::StreamingUnsupported&) {
+            // Valid, but not a shape the stream can follow: read it whole below.
+        }
+    }
     std::string bytes = formats::FileBytes::read(path);
     file.format = detect(path, bytes);
     if (file.format == TraceFormat::Snapshot) {

@@ -9,6 +9,8 @@
 //   location(): the file, then the place inside it when the reader knows one:
 //               "run.pickle: byte 1234", "log.csv: line 17", "run.pickle: device_traces[0][17]",
 //               or just "run.pickle" (cannot open it, holds no allocator events).
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,7 +26,25 @@ enum class TraceFormat {
     RmmCsv,    // an RMM logging_resource_adaptor CSV
 };
 
+// How a snapshot pickle is read. Streamed: in one pass through a bounded buffer, each trace entry
+// turned into the replay's compact form as it is read (SnapshotReader::readStreaming), so neither
+// the file nor its value tree is ever held whole; the traces are the same as read whole (tested).
+// A pickle the stream cannot follow (one referring back to an entry it already converted, which
+// PyTorch never writes) is then read whole. JSON snapshots and RMM CSVs are always read whole.
+enum class StreamMode {
+    Auto,    // stream pickles of kStreamFromBytes and more
+    Always,  // stream every pickle (tests)
+    Never,   // read every file whole
+};
+
+// Told how far the read of a streamed file is, in bytes of the file; may throw to stop the read
+// (the exception reaches the caller of load()).
+using ReadProgress = std::function<void(std::uint64_t bytesRead, std::uint64_t totalBytes)>;
+
 struct TraceFile {
+    // Auto streams from this size on: smaller files are quicker to read whole and hold little.
+    static constexpr std::uint64_t kStreamFromBytes = 16ull << 20;
+
     std::string path;
     TraceFormat format = TraceFormat::Snapshot;
     // One per device that has trace entries or segments, in device order; never empty.
@@ -40,6 +60,7 @@ struct TraceFile {
     // read() for a caller that names the file itself (storage::importTraceFile and the session
     // import built on it): errors carry only the place inside the file, and `traces` may be empty.
     static TraceFile load(const std::string& path);
+    static TraceFile load(const std::string& path, StreamMode mode, const ReadProgress& progress = {});
 
     // The format by content: a pickle starts with PROTO (0x80), a snapshot's JSON form with '{'
     // or '['; anything else is an RMM CSV, unless the name says snapshot (.pickle, .pkl, .json):

@@ -29,8 +29,9 @@ constexpr std::uint64_t kProgressEvents = 4096;
 struct ImportCancelled {};
 
 // Between the replay and the recorder (and the caller's own sink, if any): counts events for the progress
-// callback, and (when the trace has phase marks) notes the first event of every op so the
-// marks can be placed between events once the replay has built its program.
+// callback, and (when the trace has phase marks) notes where ops without events were, so the
+// marks (phase ops have no events) can be placed between events once the replay has built its
+// program.
 class ImportSink final : public alloc::EventSink {
 public:
     ImportSink(SessionRecorder& recorder, alloc::EventSink* also, bool trackOps, const RecordProgress& progress,
@@ -38,9 +39,10 @@ public:
         : recorder_(recorder), also_(also), trackOps_(trackOps), progress_(progress), entries_(entries) {}
 
     void onEvent(const alloc::Event& event) override {
-        if (trackOps_ && (firstEventOfOp_.empty() || firstEventOfOp_.back().first != event.opIndex)) {
-            firstEventOfOp_.emplace_back(event.opIndex, count_);
-        }
+        // Only where the op index jumps (ops without events lie before this one): one entry per
+        // such gap, not one per op (a big import has millions of ops).
+        if (trackOps_ && (count_ == 0 || event.opIndex > lastOp_ + 1)) afterGap_.emplace_back(event.opIndex, count_);
+        lastOp_ = event.opIndex;
         recorder_.onEvent(event);
         if (also_ != nullptr) also_->onEvent(event);
         ++count_;
@@ -49,11 +51,12 @@ public:
         }
     }
 
-    // How many events happened before op `opIndex` (a phase op has none of its own).
+    // How many events happened before op `opIndex`, an op without events of its own (a phase op):
+    // the events before the first op after it that has events, which starts a gap.
     std::uint64_t eventsBefore(std::uint64_t opIndex) const {
-        auto it = std::lower_bound(firstEventOfOp_.begin(), firstEventOfOp_.end(), opIndex,
-                                   [](const auto& entry, std::uint64_t op) { return entry.first < op; });
-        return it == firstEventOfOp_.end() ? count_ : it->second;
+        auto it = std::upper_bound(afterGap_.begin(), afterGap_.end(), opIndex,
+                                   [](std::uint64_t op, const auto& entry) { return op < entry.first; });
+        return it == afterGap_.end() ? count_ : it->second;
     }
     std::uint64_t count() const { return count_; }
 
@@ -64,7 +67,8 @@ private:
     const RecordProgress& progress_;
     std::uint64_t entries_;
     std::uint64_t count_ = 0;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> firstEventOfOp_;  // (op index, first seq)
+    std::uint64_t lastOp_ = 0;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> afterGap_;  // (op index, its first seq)
 };
 
 std::string divergenceText(const alloc::ReplayResult& result) {
@@ -165,7 +169,9 @@ RecordedRun recordProgram(SessionWriter& writer, const alloc::Program& program, 
     return run;
 }
 
-PreparedImport prepareImport(const std::string& file, const ImportTarget& target) {
+PreparedImport prepareImport(const std::string& file, const ImportTarget& target) { return prepareImport(file, target, {}); }
+
+PreparedImport prepareImport(const std::string& file, const ImportTarget& target, const ReadProgress& progress) {
     checkMemoryFraction(target.memoryFraction);
     const ResolvedGpu gpu = resolveGpu(target);
     PreparedImport prepared;
@@ -176,7 +182,7 @@ PreparedImport prepareImport(const std::string& file, const ImportTarget& target
     prepared.memoryFraction = target.memoryFraction;
     std::vector<std::string> metadata;
     try {
-        TraceFile loaded = TraceFile::load(file);
+        TraceFile loaded = TraceFile::load(file, target.streaming, progress);
         prepared.traces = std::move(loaded.traces);
         metadata = std::move(loaded.userMetadata);
     } catch (const formats::FormatError& e) {
@@ -211,7 +217,25 @@ std::vector<ImportedRun> importTraceFile(SessionWriter& writer, const std::strin
     if (std::filesystem::exists(file, ec) && std::filesystem::equivalent(file, writer.path(), ec)) {
         throw std::invalid_argument("the trace and the session are the same file (" + file + ")");
     }
-    return recordImport(writer, prepareImport(file, target), progress);
+    if (!progress) return recordImport(writer, prepareImport(file, target), progress);
+    // A streamed read reports its bytes as the first 40% (about its share of the time), the
+    // replay the rest; a file read whole reports only its replay.
+    constexpr std::uint64_t kWhole = 1000, kRead = 400;
+    bool streamed = false;
+    const ReadProgress read = [&](std::uint64_t done, std::uint64_t total) {
+        streamed = true;
+        if (!progress(total ? done * kRead / total : 0, kWhole)) throw ImportCancelled{};
+    };
+    PreparedImport prepared;
+    try {
+        prepared = prepareImport(file, target, read);
+    } catch (const ImportCancelled&) {
+        return {};
+    }
+    const std::uint64_t from = streamed ? kRead : 0;
+    return recordImport(writer, prepared, [&](std::uint64_t done, std::uint64_t total) {
+        return progress(from + (total ? done * (kWhole - from) / total : kWhole - from), kWhole);
+    });
 }
 
 namespace {
@@ -248,6 +272,7 @@ alloc::ReplayOptions importOptions(const PreparedImport& prepared, std::size_t t
     options.totalMemory = prepared.totalMemory;
     options.otherMemory = prepared.otherMemory;
     options.continueAfterOom = true;
+    options.keepOps = false;  // only the phase ops are recorded from the program
     return options;
 }
 
@@ -370,11 +395,13 @@ RecordedReplay recordReplayInto(SessionRecorder& recorder, const alloc::Recorded
     }
     PhaseTracker phases;
     const alloc::Program& program = out.result.program;
+    const bool allOps = options.keepOps;  // else program holds the phase ops only (phaseOpIndices)
     for (std::uint64_t i = 0; i < program.ops.size(); ++i) {
-        const alloc::Op& op = program.ops[i];
-        phases.markOp(program, op, i, sink.eventsBefore(i));
+        const std::uint64_t opIndex = allOps ? i : out.result.phaseOpIndices[i];
+        if (program.ops[i].kind == alloc::OpKind::Phase) phases.markOp(program, program.ops[i], opIndex, sink.eventsBefore(opIndex));
     }
-    recorder.setPhases(phases.finish(sink.count(), program.ops.empty() ? 0 : program.ops.size() - 1));
+    const std::uint64_t opCount = allOps ? program.ops.size() : out.result.opCount;
+    recorder.setPhases(phases.finish(sink.count(), opCount == 0 ? 0 : opCount - 1));
     out.divergence = divergenceText(out.result);
     recorder.setVerdict(verdictOf(out.result, trace, options));
     recorder.finish(&trace.stacks, out.divergence);

@@ -21,6 +21,7 @@
 #include "allocator/replay/RecordedTrace.h"
 #include "allocator/replay/TraceReplayer.h"
 #include "storage/session/SessionRecorder.h"
+#include "storage/import/TraceFile.h"
 #include "storage/session/SessionTypes.h"
 #include "storage/session/SessionWriter.h"
 
@@ -62,6 +63,8 @@ struct ImportTarget {
     std::uint64_t totalMemory = 0;       // 0: the preset's
     std::uint64_t otherMemory = 0;       // 0: the preset's CUDA context (h100-80gb's with a custom totalMemory)
     std::optional<double> memoryFraction;
+    // How the file is read (TraceFile.h): Auto streams big pickles in bounded memory.
+    StreamMode streaming = StreamMode::Auto;
 };
 
 struct ImportedRun {
@@ -76,6 +79,9 @@ struct ImportedRun {
 // recording stored with the run). Throws formats::FormatError / SessionError /
 // std::runtime_error with a clear what-and-where message; nothing is written to the session
 // before the input has been read and judged. After a cancel no further device is imported.
+// Progress: a streamed file reports its read (by bytes) and then its replay, as one count to 1000;
+// otherwise the replay's trace entries. Cancelled while the file is read: nothing is recorded and
+// no run is returned.
 std::vector<ImportedRun> importTraceFile(SessionWriter& writer, const std::string& file, const ImportTarget& target,
                                          const RecordProgress& progress = {});
 
@@ -117,6 +123,8 @@ struct PreparedImport {
     std::optional<RunRank> rank;
 };
 PreparedImport prepareImport(const std::string& file, const ImportTarget& target);
+// The same, told how far the read of a streamed file is (ReadProgress may throw to stop it).
+PreparedImport prepareImport(const std::string& file, const ImportTarget& target, const ReadProgress& progress);
 std::vector<ImportedRun> recordImport(SessionWriter& writer, const PreparedImport& prepared,
                                       const RecordProgress& progress = {});
 // recordImport for a caller that numbers runs itself (BatchImport): createImportRuns creates one

@@ -1,12 +1,18 @@
 // Importing a ~100 MB PyTorch snapshot pickle into a new session, replay included (issue #5's
-// target: <= 3 s, peak RSS <= 2 x the file size + 200 MB). The pickle is generated from a real
+// target: <= 3 s, peak RSS <= 2 x the file size + 200 MB; issue #18's for a 1 GB file: <= 6 s,
+// <= 1 GB). The pickle is generated from a real
 // trace's pattern by make_big_snapshot.py (train_gpt__default's training step repeated until the
 // file has the wanted size; it still replays exactly), then imported with
 // storage::importTraceFile's two halves: read + judge (prepareImport), then replay + record
 // (recordImport) and closing the session (commit + checkpoint).
 //
 //   bench_storage_import [--size-mb N] [--dir DIR] [--source TRACE] [--pickle FILE] [--keep]
+//                        [--read auto|stream|whole]
 //   bench_storage_import --smoke          (a 2 MB file, no claims)
+//
+// --read picks how the file is read (storage::StreamMode; auto streams from 16 MiB on): run the
+// same file with --read stream and --read whole for a same-machine, same-hour comparison (peak RSS
+// is the process's, so one mode per run).
 //
 // Needs python3 (standard library) to generate the file unless --pickle names one. Checks free
 // disk first and deletes what it created (the pickle and the session) unless --keep.
@@ -65,7 +71,7 @@ int fail(const std::string& what) {
 int main(int argc, char** argv) {
     double sizeMb = 100;
     bool smoke = false, keep = false;
-    std::string dirArg, pickleArg;
+    std::string dirArg, pickleArg, readArg = "auto";
     std::string source = envOr("ALLOCSCOPE_TEST_DATA", "tests/data") + "/traces/train_gpt__default.pickle";
     const std::string script = envOr("ALLOCSCOPE_SOURCE_DIR", ".") + "/tests/benchmarks/make_big_snapshot.py";
     for (int i = 1; i < argc; ++i) {
@@ -77,8 +83,13 @@ int main(int argc, char** argv) {
         else if (a == "--dir" && hasValue) dirArg = argv[++i];
         else if (a == "--source" && hasValue) source = argv[++i];
         else if (a == "--pickle" && hasValue) pickleArg = argv[++i];
-        else return fail("usage: bench_storage_import [--size-mb N] [--dir DIR] [--source TRACE] [--pickle FILE] [--keep] [--smoke]");
+        else if (a == "--read" && hasValue) readArg = argv[++i];
+        else return fail("usage: bench_storage_import [--size-mb N] [--dir DIR] [--source TRACE] [--pickle FILE] [--keep] [--read auto|stream|whole] [--smoke]");
     }
+    storage::ImportTarget target;
+    if (readArg == "stream") target.streaming = storage::StreamMode::Always;
+    else if (readArg == "whole") target.streaming = storage::StreamMode::Never;
+    else if (readArg != "auto") return fail("--read takes auto, stream or whole");
     if (smoke) sizeMb = 2;
     if (!(sizeMb > 0 && sizeMb < 100000)) return fail("--size-mb must be a positive number of MiB");
 
@@ -123,15 +134,16 @@ int main(int argc, char** argv) {
     const double rssBefore = peakRssMb();
     const double cpuStart = cpuSeconds();
     const auto start = Clock::now();
-    double openS = 0, readS = 0, replayS = 0;
+    double openS = 0, readS = 0, replayS = 0, rssAfterRead = 0;
     std::vector<storage::ImportedRun> runs;
     std::size_t entries = 0;
     try {
         storage::SessionWriter writer(session.string());
         openS = secondsSince(start);
         const auto readStart = Clock::now();
-        const storage::PreparedImport prepared = storage::prepareImport(pickle.string(), {});
+        const storage::PreparedImport prepared = storage::prepareImport(pickle.string(), target);
         readS = secondsSince(readStart);
+        rssAfterRead = peakRssMb();
         for (const auto& trace : prepared.traces) entries += trace.entries.size();
         const auto replayStart = Clock::now();
         runs = storage::recordImport(writer, prepared);
@@ -151,12 +163,18 @@ int main(int argc, char** argv) {
                                                             : "exact");
     std::printf("import: %.2f s wall (create session %.2f s, read + judge %.2f s, replay + record %.2f s, close %.2f s), %.2f s CPU\n",
                 totalS, openS, readS, replayS, totalS - openS - readS - replayS, cpuS);
-    std::printf("peak RSS %.0f MB (%.0f MB before the import); session file %.1f MB\n", rss, rssBefore, sessionMb);
+    std::printf("peak RSS %.0f MB (%.0f MB before the import, %.0f MB at the end of the read; read: %s); session file %.1f MB\n", rss,
+                rssBefore, rssAfterRead, readArg.c_str(), sessionMb);
     if (smoke) {
         std::printf("smoke run: no claims\n");
     } else {
-        std::printf("target <= 3 s: %s; peak RSS <= 2 x file + 200 MB = %.0f MB: %s\n", totalS <= 3.0 ? "met" : "MISSED", rssLimit,
-                    rss <= rssLimit ? "met" : "MISSED");
+        if (fileMb < 500) {
+            std::printf("issue #5 (100 MB file): <= 3 s: %s; peak RSS <= 2 x file + 200 MB = %.0f MB: %s\n",
+                        totalS <= 3.0 ? "met" : "MISSED", rssLimit, rss <= rssLimit ? "met" : "MISSED");
+        } else {
+            std::printf("issue #18 (1 GB file): <= 6 s: %s; peak RSS <= 1024 MB: %s\n", totalS <= 6.0 ? "met" : "MISSED",
+                        rss <= 1024 ? "met" : "MISSED");
+        }
     }
     cleanup();
     return runs.empty() || !runs[0].divergence.empty() ? 1 : 0;

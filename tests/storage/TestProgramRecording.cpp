@@ -336,6 +336,29 @@ private slots:
         QVERIFY(row.eventCount > 0 && row.eventCount < 8131);
     }
 
+    // A streamed read reports its bytes; cancelled there, the import records nothing at all.
+    void cancelledStreamedReadRecordsNothing() {
+        const std::string trace = std::string(ALLOCSCOPE_TEST_DATA) + "/traces/train_gpt__default.pickle";
+        const std::string file = path("import-cancel-read.allocscope");
+        std::vector<storage::ImportedRun> runs;
+        std::uint64_t firstDone = 0, firstTotal = 0;
+        {
+            storage::SessionWriter writer(file);
+            storage::ImportTarget target;
+            target.streaming = storage::StreamMode::Always;
+            runs = storage::importTraceFile(writer, trace, target, [&](std::uint64_t done, std::uint64_t total) {
+                firstDone = done;
+                firstTotal = total;
+                return false;  // cancel at the first report: the read's (the file fits one buffer)
+            });
+        }
+        QCOMPARE(firstTotal, std::uint64_t{1000});
+        QCOMPARE(firstDone, std::uint64_t{400});  // the whole file read: the read's 40 %
+        QVERIFY(runs.empty());
+        storage::SessionReader reader(file);
+        QVERIFY(reader.runs().empty());
+    }
+
     void importRefusesBadInputBeforeWriting() {
         const std::string file = path("bad-import.allocscope");
         const std::string garbage = path("garbage.pickle");

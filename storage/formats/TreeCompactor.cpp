@@ -1,0 +1,166 @@
+#include "storage/formats/TreeCompactor.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace allocscope::formats {
+namespace {
+
+void appendRaw(std::string& out, uint64_t value, size_t width) {
+    for (size_t i = 0; i < width; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
+}
+
+bool isContainer(PyKind kind) { return kind == PyKind::List || kind == PyKind::Tuple || kind == PyKind::Dict; }
+
+}  // namespace
+
+void TreeCompactor::collect(PyRef root, const PyTree::Mark& mark) {
+    std::vector<PyRef> todo{root};
+    while (!todo.empty()) {
+        const PyRef ref = todo.back();
+        todo.pop_back();
+        if (ref < mark.nodes || keptIndex_.count(ref) > 0) continue;
+        Kept k;
+        k.from = ref;
+        k.node = tree_.node(ref);
+        if (k.node.kind == PyKind::Str || k.node.kind == PyKind::Bytes) k.text = tree_.text(ref);
+        if (isContainer(k.node.kind)) {
+            const PyItems items = tree_.items(ref);
+            k.items.assign(items.begin(), items.end());
+            for (const PyRef item : items) {
+                if (item >= mark.nodes) todo.push_back(item);
+            }
+        }
+        keptIndex_.emplace(ref, kept_.size());
+        kept_.push_back(std::move(k));
+    }
+}
+
+// The contents of a list or tuple whose items are all old values or young scalars and strings
+// (a frames list of shared frame dicts, a pool id): equal signatures mean equal values.
+bool TreeCompactor::signature(const Kept& k, const PyTree::Mark& mark, std::string& out) const {
+    out.clear();
+    out.push_back(static_cast<char>(k.node.kind));
+    for (const PyRef item : k.items) {
+        if (item < mark.nodes) {
+            out.push_back('r');
+            appendRaw(out, item, 4);
+            continue;
+        }
+        const Kept& c = kept_[keptIndex_.at(item)];
+        switch (c.node.kind) {
+        case PyKind::Str:
+        case PyKind::Bytes:
+            out.push_back(c.node.kind == PyKind::Str ? 's' : 'b');
+            appendRaw(out, c.text.size(), 8);
+            out += c.text;
+            break;
+        case PyKind::Int:
+        case PyKind::Float:
+        case PyKind::Bool:
+        case PyKind::None:
+            out.push_back(static_cast<char>('0' + static_cast<int>(c.node.kind)));
+            out.push_back(c.node.negative ? '-' : '+');
+            appendRaw(out, c.node.bits, 8);
+            break;
+        default:
+            return false;
+        }
+    }
+    return true;
+}
+
+PyRef TreeCompactor::leaf(Kept& k) {
+    switch (k.node.kind) {
+    case PyKind::Str:
+    case PyKind::Bytes: {
+        std::string key = (k.node.kind == PyKind::Str ? "s" : "b") + k.text;
+        auto it = strings_.find(key);
+        if (it == strings_.end()) {
+            const PyRef ref = k.node.kind == PyKind::Str ? tree_.addStr(k.text, k.node.offset) : tree_.addBytes(k.text, k.node.offset);
+            it = strings_.emplace(std::move(key), ref).first;
+        }
+        k.to = it->second;
+        break;
+    }
+    case PyKind::Int: k.to = tree_.addInt(k.node.bits, k.node.negative, k.node.offset); break;
+    case PyKind::Float: {
+        double value = 0;
+        std::memcpy(&value, &k.node.bits, sizeof value);
+        k.to = tree_.addFloat(value, k.node.offset);
+        break;
+    }
+    case PyKind::Bool: k.to = tree_.addBool(k.node.bits != 0, k.node.offset); break;
+    default: k.to = tree_.addNone(k.node.offset); break;
+    }
+    return k.to;
+}
+
+PyRef TreeCompactor::resolve(PyRef from, const PyTree::Mark& mark) {
+    if (from < mark.nodes) return from;
+    Kept& k = kept_[keptIndex_.at(from)];
+    return k.to != kDropped ? k.to : leaf(k);
+}
+
+PyTree::Mark TreeCompactor::compact(const PyTree::Mark& mark, const std::vector<PyRef*>& stackRoots,
+                                    const std::vector<PyRef*>& memoRoots, const std::unordered_set<PyRef>& dropped) {
+    kept_.clear();
+    keptIndex_.clear();
+    std::unordered_set<PyRef> onStack;
+    for (PyRef* root : stackRoots) {
+        if (*root >= mark.nodes && *root != kDropped) {
+            onStack.insert(*root);
+            collect(*root, mark);
+        }
+    }
+    for (PyRef* root : memoRoots) {
+        if (*root >= mark.nodes && *root != kDropped && dropped.count(*root) == 0) collect(*root, mark);
+    }
+    std::sort(kept_.begin(), kept_.end(), [](const Kept& a, const Kept& b) { return a.from < b.from; });
+    for (size_t i = 0; i < kept_.size(); ++i) keptIndex_[kept_[i].from] = i;
+
+    // Lists and tuples equal to one kept before stand for it; the rest get signatures to be found by.
+    std::vector<std::string> signatures(kept_.size());
+    for (size_t i = 0; i < kept_.size(); ++i) {
+        Kept& k = kept_[i];
+        if ((k.node.kind != PyKind::List && k.node.kind != PyKind::Tuple) || onStack.count(k.from) > 0) continue;
+        if (!signature(k, mark, signatures[i])) {
+            signatures[i].clear();
+            continue;
+        }
+        if (auto it = shared_.find(signatures[i]); it != shared_.end()) {
+            k.to = it->second;
+            k.merged = true;
+        }
+    }
+
+    tree_.truncate(mark);
+    for (Kept& k : kept_) {
+        if (isContainer(k.node.kind) && !k.merged) k.to = tree_.addContainer(k.node.kind, k.node.offset);
+    }
+    std::vector<PyRef> items;
+    for (size_t i = 0; i < kept_.size(); ++i) {
+        if (!isContainer(kept_[i].node.kind) || kept_[i].merged) continue;
+        items.clear();
+        for (const PyRef item : kept_[i].items) items.push_back(resolve(item, mark));
+        tree_.append(kept_[i].to, PyItems(items));
+        if (!signatures[i].empty()) {
+            shared_.emplace(std::move(signatures[i]), kept_[i].to);
+            frozen_.insert(kept_[i].to);
+        }
+    }
+
+    std::vector<PyRef*> roots(stackRoots);
+    roots.insert(roots.end(), memoRoots.begin(), memoRoots.end());
+    std::sort(roots.begin(), roots.end());
+    roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+    for (PyRef* root : roots) {
+        if (*root == kDropped || *root < mark.nodes) continue;
+        *root = keptIndex_.count(*root) > 0 ? resolve(*root, mark) : kDropped;
+    }
+    kept_.clear();
+    keptIndex_.clear();
+    return tree_.mark();
+}
+
+}  // namespace allocscope::formats

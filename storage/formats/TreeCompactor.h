@@ -1,0 +1,64 @@
+#pragma once
+// Drops the values of a PyTree that a streaming read has converted, keeping those the rest of the
+// pickle may still refer to (PickleReader::readFile with a TraceBatchSink).
+//
+// What may be referred to later: the values on the pickle machine's stack (containers still being
+// filled: the top-level dict, the device_traces lists) and every value in the pickle memo (BINGET
+// can fetch any of them: key strings, frame dicts, a frames list shared by several entries). The
+// converted entry dicts are also in the memo; their memo slots become kDropped, and a BINGET of one
+// makes the read fall back to reading the file whole (StreamingUnsupported).
+//
+// What keeps this bounded: Python's pickler memoises each entry's own strings ("N/A") and frames
+// list, so the memo would keep one copy per entry. Kept strings are stored once per distinct text,
+// and kept lists and tuples of shared values once per distinct contents; such a shared list or tuple
+// is then frozen (a pickle that fills it later makes the read fall back). What still grows with the
+// file: four bytes per memo slot (about three per trace entry).
+#include <cstddef>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "storage/formats/PyTree.h"
+
+namespace allocscope::formats {
+
+class TreeCompactor {
+public:
+    static constexpr PyRef kDropped = 0xFFFFFFFFu;  // a memo slot whose value was converted and dropped
+
+    explicit TreeCompactor(PyTree& tree) : tree_(tree) {}
+
+    // Keeps, of the values made since `mark`, those reachable from the roots; drops the rest and
+    // rewrites every root in place. A root that is one of `dropped` becomes kDropped. Stack roots are
+    // never merged with equal values (they may still be filled); memo roots may be. Returns the new
+    // mark: everything below it stays for good.
+    PyTree::Mark compact(const PyTree::Mark& mark, const std::vector<PyRef*>& stackRoots,
+                         const std::vector<PyRef*>& memoRoots, const std::unordered_set<PyRef>& dropped);
+
+    // A list or tuple that stands for several equal ones of the file: it must not be filled.
+    bool frozen(PyRef ref) const { return frozen_.count(ref) > 0; }
+
+private:
+    struct Kept {
+        PyRef from = 0;            // its handle before the compaction
+        PyNode node;
+        std::string text;          // Str, Bytes
+        std::vector<PyRef> items;  // containers: handles before the compaction
+        PyRef to = kDropped;       // its handle after
+        bool merged = false;       // a list or tuple found equal to an earlier kept one
+    };
+    void collect(PyRef root, const PyTree::Mark& mark);
+    PyRef resolve(PyRef from, const PyTree::Mark& mark);
+    PyRef leaf(Kept& k);
+    bool signature(const Kept& k, const PyTree::Mark& mark, std::string& out) const;
+
+    PyTree& tree_;
+    std::vector<Kept> kept_;
+    std::unordered_map<PyRef, size_t> keptIndex_;
+    std::unordered_map<std::string, PyRef> strings_;  // kept texts ('s' or 'b' + text) -> handle
+    std::unordered_map<std::string, PyRef> shared_;   // kept lists and tuples by contents -> handle
+    std::unordered_set<PyRef> frozen_;
+};
+
+}  // namespace allocscope::formats

@@ -1,0 +1,175 @@
+#include "storage/import/TraceBuilder.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+
+#include "storage/formats/FormatError.h"
+#include "storage/import/FrameLine.h"
+
+namespace allocscope::storage {
+namespace {
+
+using alloc::EventAction;
+using alloc::RecordedEntry;
+using alloc::RecordedTrace;
+
+alloc::Stack toStack(const formats::FrameList& frames) {
+    alloc::Stack stack;
+    stack.reserve(frames.size());
+    for (const formats::SnapshotFrame& f : frames) {
+        stack.push_back(alloc::Frame{f.filename, FrameLine::fromSnapshot(f.line), f.name});
+    }
+    return stack;
+}
+
+std::string entryWhere(std::size_t device, std::size_t index) {
+    return "device_traces[" + std::to_string(device) + "][" + std::to_string(index) + "]";
+}
+
+alloc::BlockState blockState(const std::string& state, const std::string& where) {
+    if (state == "active_allocated") return alloc::BlockState::ActiveAllocated;
+    // PyTorch's docstring spells the pending state "active_awaiting_free"; its serializers write
+    // "active_pending_free". Both mean the same.
+    if (state == "active_pending_free" || state == "active_awaiting_free") return alloc::BlockState::ActivePendingFree;
+    if (state == "inactive") return alloc::BlockState::Inactive;
+    throw formats::FormatError("unknown block state '" + state + "'", where);
+}
+
+// Places each record_function marker before the first entry recorded at or after its time. A
+// marker whose device or time is unknown (did not fit int64) cannot be placed and is left out.
+void placePhases(RecordedTrace& trace, const std::vector<formats::Annotation>& annotations) {
+    for (const formats::Annotation& a : annotations) {
+        if (!a.device || !a.time_us || *a.device != trace.device) continue;
+        if (a.stage != "START" && a.stage != "END") continue;
+        auto it = std::lower_bound(trace.entries.begin(), trace.entries.end(), *a.time_us,
+                                   [](const RecordedEntry& e, std::int64_t t) { return e.timeUs < t; });
+        trace.phases.push_back(alloc::PhaseMark{static_cast<std::size_t>(it - trace.entries.begin()), a.name,
+                                                a.stage == "START"});
+    }
+    std::stable_sort(trace.phases.begin(), trace.phases.end(),
+                     [](const alloc::PhaseMark& x, const alloc::PhaseMark& y) { return x.entryIndex < y.entryIndex; });
+}
+
+}  // namespace
+
+std::uint32_t TraceBuilder::Stacks::intern(const formats::FrameList& frames) {
+    if (frames.empty()) return 0;
+    auto [it, added] = ids_.try_emplace(frames.identity(), frames, 0);
+    if (added) it->second.second = table_.intern(toStack(frames));
+    return it->second.second;
+}
+
+TraceBuilder::Device& TraceBuilder::device(std::int64_t device) {
+    auto [it, added] = devices_.try_emplace(device);
+    if (added) {
+        it->second.trace.device = device;
+        it->second.stacks = std::make_unique<Stacks>(it->second.trace.stacks);
+        it->second.trace.entries.reserve(expected_);
+        expected_ = 0;
+    }
+    return it->second;
+}
+
+void TraceBuilder::reserve(std::size_t deviceIndex, std::size_t entries) {
+    RecordedTrace& trace = device(static_cast<std::int64_t>(deviceIndex)).trace;
+    trace.entries.reserve(trace.entries.size() + entries);
+}
+
+// Appends the entries of one trace entry (a legacy "free" becomes both halves of a free).
+void TraceBuilder::onEntry(std::size_t deviceIndex, std::size_t index, const formats::TraceEntry& e) {
+    // The distinct user_metadata strings, in the order they first appear (a streamed file is not
+    // held afterwards, so they are gathered here; entries repeat one string, so this is cheap).
+    if (!e.user_metadata.empty() && userMetadata.size() < maxMetadata && e.user_metadata.str() != lastMetadata_) {
+        lastMetadata_ = e.user_metadata.str();
+        if (std::find(userMetadata.begin(), userMetadata.end(), lastMetadata_) == userMetadata.end()) userMetadata.push_back(lastMetadata_);
+    }
+    Device& d = device(static_cast<std::int64_t>(deviceIndex));
+    RecordedTrace& trace = d.trace;
+    // Entries that carry no allocator decision: annotations (2024 pseudo-events, 2026 annotate).
+    if (e.action == "annotate" || e.action == "user_defined") return;
+    std::optional<EventAction> action = alloc::actionFromName(e.action);
+    const bool legacyFree = e.action == "free";
+    if (!action && !legacyFree) {
+        throw formats::FormatError("unknown trace action '" + e.action.str() + "'", entryWhere(deviceIndex, index));
+    }
+    RecordedEntry entry;
+    entry.size = e.size;
+    entry.stream = e.stream;
+    entry.timeUs = e.time_us_unknown ? 0 : e.time_us;  // 0: no usable clock (RecordedTrace.h)
+    entry.stackId = d.stacks->intern(e.frames);
+    if (action == EventAction::Oom) {
+        entry.action = EventAction::Oom;
+        entry.deviceFree = e.device_free;
+        trace.entries.push_back(entry);
+        return;
+    }
+    if (!e.has_addr && action != EventAction::Snapshot) {
+        throw formats::FormatError("trace entry '" + e.action.str() + "' has no addr", entryWhere(deviceIndex, index));
+    }
+    entry.address = e.addr;
+    if (legacyFree) {
+        entry.action = EventAction::FreeRequested;
+        trace.entries.push_back(entry);
+        entry.action = EventAction::FreeCompleted;
+        trace.entries.push_back(entry);
+        return;
+    }
+    entry.action = *action;
+    trace.entries.push_back(entry);
+}
+
+std::vector<RecordedTrace> TraceBuilder::finish(const formats::Snapshot& rest) {
+    for (const formats::SnapshotSegment& seg : rest.segments) {
+        if (seg.device >= 0) device(seg.device);  // -1: pinned host segments, not ours
+    }
+    std::vector<RecordedTrace> traces;
+    for (auto& [id, d] : devices_) {
+        RecordedTrace& trace = d.trace;
+        trace.origin = "snapshot device " + std::to_string(id);
+        if (rest.allocator_settings.present && rest.allocator_settings.conf) trace.settings = *rest.allocator_settings.conf;
+        std::vector<alloc::SegmentInfo> segments;
+        for (std::size_t s = 0; s < rest.segments.size(); ++s) {
+            const formats::SnapshotSegment& seg = rest.segments[s];
+            if (seg.device != id) continue;
+            const std::string where = "segments[" + std::to_string(s) + "]";
+            alloc::SegmentInfo info;
+            info.address = seg.address;
+            info.totalSize = seg.total_size;
+            info.allocatedSize = seg.allocated_size;
+            info.activeSize = seg.active_size;
+            info.requestedSize = seg.requested_size;
+            info.stream = seg.stream;
+            if (seg.segment_type == "small") {
+                info.pool = alloc::PoolKind::Small;
+            } else if (seg.segment_type == "large") {
+                info.pool = alloc::PoolKind::Large;
+            } else {
+                throw formats::FormatError("unknown segment_type '" + seg.segment_type + "'", where);
+            }
+            info.poolId = alloc::PoolId{seg.segment_pool_id.first, seg.segment_pool_id.second};
+            info.isExpandable = seg.is_expandable;
+            info.stackId = d.stacks->intern(seg.frames);
+            for (std::size_t b = 0; b < seg.blocks.size(); ++b) {
+                const formats::SnapshotBlock& block = seg.blocks[b];
+                alloc::BlockInfo bi;
+                bi.address = block.address;
+                bi.size = block.size;
+                bi.requestedSize = block.requested_size;
+                bi.state = blockState(block.state, where + ".blocks[" + std::to_string(b) + "]");
+                bi.stackId = d.stacks->intern(block.frames);
+                info.blocks.push_back(bi);
+            }
+            segments.push_back(std::move(info));
+        }
+        std::sort(segments.begin(), segments.end(),
+                  [](const alloc::SegmentInfo& a, const alloc::SegmentInfo& b) { return a.address < b.address; });
+        trace.finalSegments = std::move(segments);
+        placePhases(trace, rest.external_annotations);
+        traces.push_back(std::move(trace));
+    }
+    devices_.clear();
+    return traces;
+}
+
+}  // namespace allocscope::storage

@@ -1,0 +1,300 @@
+// The streaming import (issue #18): a snapshot pickle read in one pass through a bounded buffer,
+// each trace entry converted as it is read, gives exactly the traces of the whole-file read, and
+// so the same replay; its errors name the same byte; and it really drops what it converted.
+// Streaming is forced on these small files (TraceFile streams only big ones by itself).
+#include <QtTest>
+
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "ReplayTestData.h"
+#include "allocator/replay/TraceReplayer.h"
+#include "storage/formats/FormatError.h"
+#include "storage/formats/PickleReader.h"
+#include "storage/formats/SnapshotReader.h"
+#include "storage/formats/StreamingUnsupported.h"
+#include "storage/formats/TraceBatchSink.h"
+#include "storage/import/TraceBuilder.h"
+#include "storage/import/TraceFile.h"
+#include "storage/import/TraceImport.h"
+#include "tests/FileBytes.h"
+
+using namespace allocscope;
+
+namespace {
+
+std::string data(const std::string& name) { return std::string(ALLOCSCOPE_TEST_DATA) + "/" + name; }
+
+// The streamed traces, straight from the reader (no fall-back to a whole read can hide a failure).
+std::vector<alloc::RecordedTrace> streamed(const std::string& path) {
+    storage::TraceBuilder builder;
+    const formats::Snapshot rest = formats::SnapshotReader::readStreaming(path, builder);
+    return builder.finish(rest);
+}
+
+std::vector<alloc::RecordedTrace> whole(const std::string& path) {
+    return storage::tracesFromSnapshot(formats::SnapshotReader::readFile(path));
+}
+
+// "" when equal; else the first difference.
+std::string difference(const std::vector<alloc::RecordedTrace>& a, const std::vector<alloc::RecordedTrace>& b) {
+    if (a.size() != b.size()) return "trace count " + std::to_string(a.size()) + " vs " + std::to_string(b.size());
+    for (std::size_t t = 0; t < a.size(); ++t) {
+        const alloc::RecordedTrace& x = a[t];
+        const alloc::RecordedTrace& y = b[t];
+        const std::string at = "trace " + std::to_string(t) + ": ";
+        if (x.device != y.device || x.origin != y.origin || x.settings != y.settings || x.hasSegmentEvents != y.hasSegmentEvents) {
+            return at + "header";
+        }
+        if (x.entries.size() != y.entries.size()) return at + "entry count";
+        for (std::size_t i = 0; i < x.entries.size(); ++i) {
+            const alloc::RecordedEntry& e = x.entries[i];
+            const alloc::RecordedEntry& f = y.entries[i];
+            if (e.action != f.action || e.address != f.address || e.size != f.size || e.stream != f.stream ||
+                e.stackId != f.stackId || e.deviceFree != f.deviceFree || e.timeUs != f.timeUs) {
+                return at + "entry " + std::to_string(i);
+            }
+        }
+        if (x.stacks.size() != y.stacks.size()) return at + "stack count";
+        for (std::uint32_t s = 0; s < x.stacks.size(); ++s) {
+            if (x.stacks.stack(s) != y.stacks.stack(s)) return at + "stack " + std::to_string(s);
+        }
+        if (x.phases.size() != y.phases.size()) return at + "phase count";
+        for (std::size_t p = 0; p < x.phases.size(); ++p) {
+            if (x.phases[p].entryIndex != y.phases[p].entryIndex || x.phases[p].name != y.phases[p].name ||
+                x.phases[p].begin != y.phases[p].begin) {
+                return at + "phase " + std::to_string(p);
+            }
+        }
+        if (x.finalSegments.has_value() != y.finalSegments.has_value()) return at + "final segments";
+        if (!x.finalSegments) continue;
+        if (x.finalSegments->size() != y.finalSegments->size()) return at + "final segment count";
+        for (std::size_t s = 0; s < x.finalSegments->size(); ++s) {
+            const alloc::SegmentInfo& g = (*x.finalSegments)[s];
+            const alloc::SegmentInfo& h = (*y.finalSegments)[s];
+            bool same = g.address == h.address && g.totalSize == h.totalSize && g.allocatedSize == h.allocatedSize &&
+                        g.activeSize == h.activeSize && g.requestedSize == h.requestedSize && g.stream == h.stream &&
+                        g.pool == h.pool && g.poolId == h.poolId && g.isExpandable == h.isExpandable &&
+                        g.stackId == h.stackId && g.blocks.size() == h.blocks.size();
+            for (std::size_t k = 0; same && k < g.blocks.size(); ++k) {
+                const alloc::BlockInfo& u = g.blocks[k];
+                const alloc::BlockInfo& v = h.blocks[k];
+                same = u.address == v.address && u.size == v.size && u.requestedSize == v.requestedSize &&
+                       u.state == v.state && u.stackId == v.stackId;
+            }
+            if (!same) return at + "final segment " + std::to_string(s);
+        }
+    }
+    return "";
+}
+
+// Counts what a streaming read hands over, keeping nothing.
+class CountingSink final : public formats::TraceBatchSink {
+public:
+    void onEntries(const formats::PyTree&, std::size_t, std::size_t first, formats::PyItems entries) override {
+        QCOMPARE(first, entries_);
+        entries_ += entries.size();
+        ++batches_;
+    }
+    void forget(formats::PyRef, std::size_t) override {}
+    std::size_t entries_ = 0;
+    std::size_t batches_ = 0;
+};
+
+// The error a read throws ("<none>" when it reads the file).
+template <typename Read>
+std::string errorOf(Read read) {
+    try {
+        read();
+    } catch (const formats::FormatError& e) {
+        return e.what();
+    }
+    return "<none>";
+}
+
+// A pickle as Python's pickler writes a snapshot, by hand: {'segments': [], 'device_traces':
+// [[e0, ..., e1000]]} in APPENDS batches of 1,000, whose last item is e0 again (a memo BINGET of
+// an entry the stream has already converted and dropped).
+std::string entryReferredTwice() {
+    std::string p("\x80\x04", 2);
+    std::uint32_t memo = 0;
+    auto memoize = [&] {
+        p += '\x94';
+        return memo++;
+    };
+    auto str = [&](const std::string& text) {
+        p += '\x8c';
+        p += static_cast<char>(text.size());
+        p += text;
+        memoize();
+    };
+    auto binint = [&](std::uint32_t v) {
+        p += 'J';
+        for (int i = 0; i < 4; ++i) p += static_cast<char>((v >> (8 * i)) & 0xFF);
+    };
+    auto binget = [&](std::uint32_t index) {
+        p += 'j';
+        for (int i = 0; i < 4; ++i) p += static_cast<char>((index >> (8 * i)) & 0xFF);
+    };
+    p += '}';
+    memoize();
+    p += '(';
+    str("segments");
+    p += ']';
+    memoize();
+    str("device_traces");
+    p += ']';
+    memoize();
+    p += ']';
+    memoize();
+    p += '(';
+    std::uint32_t first = 0;
+    for (std::uint32_t i = 0; i < 1000; ++i) {
+        p += '}';
+        const std::uint32_t entry = memoize();
+        if (i == 0) first = entry;
+        p += '(';
+        str("action");
+        str("alloc");
+        str("addr");
+        binint(0x100000 + i * 512);
+        str("size");
+        binint(512);
+        p += 'u';
+    }
+    p += 'e';
+    p += '(';
+    binget(first);
+    p += 'e';
+    p += 'a';  // the device list into device_traces
+    p += 'u';  // the top-level dict's items
+    p += '.';
+    return p;
+}
+
+}  // namespace
+
+class TestStreamingImport : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir dir_;
+
+    std::string write(const char* name, const std::string& bytes) {
+        const std::string path = dir_.filePath(QString::fromLatin1(name)).toStdString();
+        std::ofstream out(path, std::ios::binary);
+        out << bytes;
+        return path;
+    }
+
+    // Both ways of reading report the same error, and it is `expected` (a substring).
+    void sameError(const std::string& path, const std::string& expected) {
+        const std::string streamedError = errorOf([&] { streamed(path); });
+        const std::string wholeError = errorOf([&] { whole(path); });
+        QCOMPARE(streamedError, wholeError);
+        QVERIFY2(streamedError.find(expected) != std::string::npos, streamedError.c_str());
+    }
+
+private slots:
+    void initTestCase() { QVERIFY(dir_.isValid()); }
+
+    // Every shared snapshot pickle: one device or two, private pools, truncated histories,
+    // shared frame lists, phases.
+    void streamedTracesAreTheWholeReadsTraces_data() {
+        QTest::addColumn<QString>("name");
+        for (const char* dir : {"traces", "pools"}) {
+            const QDir d(QString::fromStdString(data(dir)));
+            for (const QString& file : d.entryList({QStringLiteral("*.pickle")}, QDir::Files, QDir::Name)) {
+                const QString name = QString::fromLatin1(dir) + "/" + file;
+                QTest::newRow(qPrintable(name)) << name;
+            }
+        }
+    }
+    void streamedTracesAreTheWholeReadsTraces() {
+        QFETCH(QString, name);
+        const std::string path = data(name.toStdString());
+        const std::vector<alloc::RecordedTrace> a = streamed(path);
+        QVERIFY(!a.empty());
+        const std::string diff = difference(a, whole(path));
+        QVERIFY2(diff.empty(), diff.c_str());
+        // TraceFile (what every import uses) takes the same way when told to stream.
+        const std::string viaFile = difference(storage::TraceFile::load(path, storage::StreamMode::Always).traces, a);
+        QVERIFY2(viaFile.empty(), viaFile.c_str());
+    }
+
+    // The same run: same events, same final statistics, same verdict (exact).
+    void streamedImportReplaysTheSame() {
+        const replaytest::GroundTruth truth = replaytest::loadGroundTruth(QStringLiteral("train_gpt__default"));
+        QVERIFY(truth.loaded);
+        const std::string path = data("traces/train_gpt__default.pickle");
+        const alloc::ReplayOptions options = replaytest::optionsFor(truth);
+        const alloc::ReplayResult a = alloc::TraceReplayer::replay(streamed(path).front(), options);
+        const alloc::ReplayResult b = alloc::TraceReplayer::replay(whole(path).front(), options);
+        QVERIFY2(a.exact(), qPrintable(replaytest::describeInexact(a)));
+        QVERIFY(b.exact());
+        QCOMPARE(a.events, b.events);
+        QCOMPARE(a.program.ops.size(), b.program.ops.size());
+        QCOMPARE(replaytest::diffStats(truth.stats, a.stats), QString());
+        QVERIFY(a.stats == b.stats);
+    }
+
+    // What was converted is dropped: the tree left at the end is a small part of the whole one.
+    void streamingDropsTheEntries() {
+        const std::string path = data("traces/train_gpt__default.pickle");
+        CountingSink sink;
+        const formats::PyTree kept = formats::PickleReader::readFile(path, &sink);
+        const formats::PyTree all = formats::PickleReader::read(testfiles::readBytes(path));
+        QCOMPARE(sink.entries_, std::size_t{8131});
+        QVERIFY(sink.batches_ >= 9);  // APPENDS of 1000
+        QVERIFY2(kept.size() * 10 < all.size(), qPrintable(QString("%1 of %2 values kept").arg(kept.size()).arg(all.size())));
+    }
+
+    // A damaged byte deep in the file (in the trace entries) is named by its position, as when
+    // the file is read whole.
+    void aDamagedByteIsNamedByItsPosition() {
+        std::string bytes = testfiles::readBytes(data("traces/train_gpt__default.pickle"));
+        const std::string na("\x8c\x03N/A", 5);  // SHORT_BINUNICODE 'N/A', one per trace entry
+        const std::size_t at = bytes.find(na, bytes.size() * 7 / 10);
+        QVERIFY(at != std::string::npos);
+        std::string opcode = bytes;
+        opcode[at] = '\xff';
+        sameError(write("opcode.pickle", opcode), "unknown pickle opcode 0xff (not a pickle, or corrupted) (byte " +
+                                                      std::to_string(at) + ")");
+        std::string text = bytes;
+        text[at + 3] = '\xff';
+        sameError(write("utf8.pickle", text), "invalid UTF-8 in SHORT_BINUNICODE string at byte " + std::to_string(at + 3));
+    }
+
+    void aCutFileSaysSo() {
+        const std::string bytes = testfiles::readBytes(data("traces/train_gpt__default.pickle"));
+        // Python's pickler frames the file in 64 KiB FRAMEs: a cut inside one is found at its FRAME.
+        sameError(write("cut.pickle", bytes.substr(0, bytes.size() * 6 / 10)), "FRAME declares 65538 bytes but only ");
+        sameError(write("empty.pickle", std::string()), "empty input: not a pickle (byte 0)");
+    }
+
+    // A pickle the stream cannot follow is read whole instead, with the same traces.
+    void aPickleReferringBackToAnEntryIsReadWhole() {
+        const std::string path = write("twice.pickle", entryReferredTwice());
+        QVERIFY_THROWS_EXCEPTION(formats::StreamingUnsupported, streamed(path));
+        const std::vector<alloc::RecordedTrace> traces = storage::TraceFile::load(path, storage::StreamMode::Always).traces;
+        QCOMPARE(traces.size(), std::size_t{1});
+        QCOMPARE(traces.front().entries.size(), std::size_t{1001});
+        QCOMPARE(traces.front().entries.back().address, traces.front().entries.front().address);
+        const std::string diff = difference(traces, whole(path));
+        QVERIFY2(diff.empty(), diff.c_str());
+    }
+
+    // An entry the import refuses is refused while the file is read, with its place.
+    void aBadEntryIsNamed() {
+        std::string bytes = testfiles::readBytes(data("traces/train_gpt__default.pickle"));
+        const std::string alloc("\x8c\x05" "alloc", 7);  // the one 'alloc' string; entries share it
+        const std::size_t at = bytes.find(alloc);
+        QVERIFY(at != std::string::npos);
+        bytes[at + 6] = 'z';
+        sameError(write("action.pickle", bytes), "unknown trace action 'alloz' (device_traces[0][1])");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStreamingImport)
+#include "TestStreamingImport.moc"
