@@ -28,7 +28,7 @@ constexpr double kMinEvents = 8.0;
 // across runs and zooms because it is picked by a hash of the site's label.
 constexpr QRgb kSiteColours[] = {
     0xff4e79a7, 0xfff28e2b, 0xffe15759, 0xff76b7b2, 0xff59a14f, 0xffedc948,
-    0xffb07aa1, 0xffff9da7, 0xff9c755f, 0xff2f4b7c, 0xffa0cbe8, 0xff8f8f2e,
+    0xffb07aa1, 0xffff9da7, 0xff9c755f, 0xff7b6fd6, 0xffa0cbe8, 0xff8f8f2e,
 };
 constexpr int kSiteColourCount = static_cast<int>(sizeof kSiteColours / sizeof kSiteColours[0]);
 
