@@ -278,6 +278,7 @@ void ComparePage::publishAnswer() {
         line.against = vsRecording ? recordingLabel : tr("%1 replayed the same way").arg(recorded);
         line.baseline = counts(*results_[vsRecording ? 0 : *recordedColumn]);
         if (i < smallestGpu_.size()) line.smallestGpu = smallestGpu_[i];
+        line.modelledDecisions = results_[i]->modelledDecisions;  // how firm: what-if replays count it
         answer.lines.push_back(line);
     }
     answer_->setAnswer(answer);

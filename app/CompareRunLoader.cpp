@@ -7,6 +7,7 @@
 #include "allocator/compare/FragmentationMetrics.h"
 #include "allocator/config/ConfigParser.h"
 #include "allocator/core/CachingAllocator.h"
+#include "allocator/replay/AddressTies.h"
 #include "app/ViewDataAdapters.h"
 #include "storage/session/SessionError.h"
 #include "storage/session/StateCursor.h"
@@ -96,6 +97,9 @@ views::CompareRun CompareRunLoader::load(storage::SessionReader& reader, int run
     r.cudaFrees = countOf(s, alloc::EventAction::SegmentFree);
     r.retries = u64(s.finalStats.num_alloc_retries);
     r.ooms = u64(s.numOoms);
+    if (row.verdict.kind == storage::VerdictKind::WhatIf) {
+        if (const auto ties = alloc::AddressTies::countsIn(row.verdict.text)) r.modelledDecisions = ties->first;
+    }
     // Program allocs + frees as the cost model counts them: every alloc op (an OOM'd one too) and
     // every free.
     const std::uint64_t allocFreeOps = countOf(s, alloc::EventAction::Alloc) +

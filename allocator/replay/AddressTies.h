@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "allocator/core/BestFitTie.h"
 
@@ -35,6 +37,9 @@ struct AddressTies {
 
     // "0 of 12 best-fit ties ..." / "3 of 12 ... the first at op 418 (trace entry 1650): ...".
     std::string describe() const;
+    // (modelled, total) read back from a text that contains describe()'s (a stored what-if
+    // verdict); nullopt when it has none.
+    static std::optional<std::pair<std::uint64_t, std::uint64_t>> countsIn(std::string_view text);
 };
 
 }  // namespace allocscope::alloc

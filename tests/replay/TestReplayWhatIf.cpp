@@ -7,6 +7,7 @@
 
 #include "ReplayTestData.h"
 #include "allocator/config/ConfigParser.h"
+#include "allocator/replay/AddressTies.h"
 #include "allocator/replay/DriverPlacementModel.h"
 #include "allocator/replay/ReferencePlacement.h"
 #include "allocator/replay/TraceReplayer.h"
@@ -18,6 +19,23 @@ class TestReplayWhatIf : public QObject {
     Q_OBJECT
 
 private slots:
+    void addressTieCountsReadBack() {
+        // A stored what-if verdict carries describe()'s text; the Compare answer reads the counts
+        // back from it.
+        alloc::AddressTies ties;
+        ties.total = 865;
+        ties.modelled = 165;
+        const std::string verdict = "what-if (not compared): the recording ran under another config\n" + ties.describe();
+        const auto counts = alloc::AddressTies::countsIn(verdict);
+        QVERIFY(counts.has_value());
+        QCOMPARE(counts->first, std::uint64_t(165));
+        QCOMPARE(counts->second, std::uint64_t(865));
+        alloc::AddressTies none;
+        QCOMPARE(alloc::AddressTies::countsIn(none.describe())->second, std::uint64_t(0));
+        QVERIFY(!alloc::AddressTies::countsIn("exact").has_value());
+        QVERIFY(!alloc::AddressTies::countsIn("what-if\nx of 3 best-fit ties between equal free blocks were broken by a modelled segment address").has_value());
+    }
+
     void pairs_data() {
         QTest::addColumn<QString>("workload");
         QTest::addColumn<QString>("config");

@@ -54,6 +54,8 @@ private slots:
         QVERIFY(WhatIfAnswerView::sentence(l).contains(QStringLiteral("no GPU preset runs it without an OOM")));
         l.modelledDecisions = 12;
         QVERIFY(WhatIfAnswerView::sentence(l).contains(QStringLiteral("12 decisions rested on modelled addresses")));
+        l.modelledDecisions = 0;
+        QVERIFY(WhatIfAnswerView::sentence(l).contains(QStringLiteral("no decision rested on a modelled address")));
     }
 
     void theViewShowsOnlyAnAnswer() {

@@ -48,6 +48,9 @@ struct CompareRun {
     // Why this run has no segment map (e.g. "backend:cudaMallocAsync has no segments"); empty
     // when it has one.
     QString noMapReason;
+    // A what-if replay: of its best-fit decisions settled by an address, how many rested on a
+    // modelled (not recorded) segment address; nullopt for runs that are no such replay.
+    std::optional<quint64> modelledDecisions;
 
     quint64 waste() const { return roundingWaste + strandedFree; }
     double value(CompareMetric metric) const {

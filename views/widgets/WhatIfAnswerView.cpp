@@ -57,7 +57,9 @@ QString WhatIfAnswerView::sentence(const WhatIfAnswerLine& line) {
         parts << tr("smallest GPU: searching…");
     }
     if (line.modelledDecisions) {
-        parts << tr("%1 decisions rested on modelled addresses").arg(Formatting::count(static_cast<qint64>(*line.modelledDecisions)));
+        parts << (*line.modelledDecisions == 0
+                      ? tr("no decision rested on a modelled address")
+                      : tr("%1 decisions rested on modelled addresses").arg(Formatting::count(static_cast<qint64>(*line.modelledDecisions))));
     }
     return tr("%1 (against %2): %3").arg(line.label, line.against, parts.join(QStringLiteral("; ")));
 }
