@@ -9,7 +9,6 @@
 #include "app/cli/verbs/db/LiveBlockText.h"
 #include "app/cli/verbs/db/RunSource.h"
 #include "allocator/core/HexAddress.h"
-#include "storage/formats/FormatError.h"
 #include "storage/session/LiveBlocks.h"
 
 namespace allocscope::cli {
@@ -88,20 +87,15 @@ int runBlocks(VerbContext& ctx) {
         }
     }
     if (const std::string problem = source.check(); !problem.empty()) return usage(ctx, problem);
-    try {
+    return withInputErrors(ctx, [&] {
         storage::SessionReader& reader = source.open();
         const int run = source.checkedRun(source.runNumber());
         const std::uint64_t event = storage::LiveBlocks::eventOf(reader, run, point);
         const std::vector<storage::LiveBlock> blocks = storage::LiveBlocks::at(reader, run, event);
         if (json) printJson(ctx, reader, run, blocks);
         else printText(ctx, reader, run, point, event, blocks);
-    } catch (const storage::SessionError& e) {
-        return reportSessionError(ctx, e);
-    } catch (const formats::FormatError& e) {
-        ctx.err << "allocscope-cli: " << e.problem() << " (" << e.location() << ")\n";
-        return kExitBadInput;
-    }
-    return kExitOk;
+        return kExitOk;
+    });
 }
 
 const VerbRegistration kRegistration{Verb{

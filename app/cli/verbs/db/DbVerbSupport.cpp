@@ -2,11 +2,24 @@
 
 #include <cstdio>
 
+#include "storage/formats/FormatError.h"
+
 namespace allocscope::cli {
 
 int reportSessionError(VerbContext& ctx, const storage::SessionError& error) {
     ctx.err << "allocscope-cli: " << error.problem() << " (" << error.where() << ")\n";
     return kExitBadInput;
+}
+
+int withInputErrors(VerbContext& ctx, const std::function<int()>& body) {
+    try {
+        return body();
+    } catch (const storage::SessionError& e) {
+        return reportSessionError(ctx, e);
+    } catch (const formats::FormatError& e) {
+        ctx.err << "allocscope-cli: " << e.problem() << " (" << e.location() << ")\n";
+        return kExitBadInput;
+    }
 }
 
 std::string jsonString(std::string_view text) {

@@ -8,7 +8,6 @@
 #include "app/cli/verbs/db/DbVerbSupport.h"
 #include "app/cli/verbs/db/LiveBlockText.h"
 #include "app/cli/verbs/db/RunSource.h"
-#include "storage/formats/FormatError.h"
 #include "storage/import/FrameLine.h"
 #include "storage/session/StackTree.h"
 
@@ -118,7 +117,7 @@ int runStacks(VerbContext& ctx) {
     }
     if (const std::string problem = source.check(); !problem.empty()) return usage(ctx, problem);
     if (o.diff && !o.otherAt && !o.otherRun) return usage(ctx, "--diff needs --at POINT or --run M after it");
-    try {
+    return withInputErrors(ctx, [&] {
         storage::SessionReader& reader = source.open();
         const int run = source.checkedRun(source.runNumber());
         const std::uint64_t event = storage::LiveBlocks::eventOf(reader, run, o.at);
@@ -143,13 +142,8 @@ int runStacks(VerbContext& ctx) {
             ctx.out << header << "\n";
             printNodeText(ctx.out, tree, true, o.diff, 0, o.depth);
         }
-    } catch (const storage::SessionError& e) {
-        return reportSessionError(ctx, e);
-    } catch (const formats::FormatError& e) {
-        ctx.err << "allocscope-cli: " << e.problem() << " (" << e.location() << ")\n";
-        return kExitBadInput;
-    }
-    return kExitOk;
+        return kExitOk;
+    });
 }
 
 const VerbRegistration kRegistration{Verb{
