@@ -97,9 +97,17 @@ RunVerdict verdictOf(const alloc::ReplayResult& result, const alloc::RecordedTra
     if (!compared) {
         // How firm the prediction is (AddressTies.h) goes with it, on lines of their own: the run
         // list shows the text as a plain tooltip, which Qt does not wrap.
-        std::string ties = result.addressTies.describe();
-        if (const auto first = ties.find("; the first at "); first != std::string::npos) ties.replace(first, 2, "\n");
-        return {VerdictKind::WhatIf, "what-if (not compared): the recording ran under another config\n" + ties, std::nullopt};
+        // Built by appending: g++ 12 at -O3 reports a false -Wrestrict for replace() and for
+        // "literal" + std::string here.
+        const std::string ties = result.addressTies.describe();
+        std::string text = "what-if (not compared): the recording ran under another config\n";
+        const std::size_t first = ties.find("; the first at ");
+        text.append(ties, 0, first);
+        if (first != std::string::npos) {
+            text += '\n';
+            text.append(ties, first + 2, std::string::npos);
+        }
+        return {VerdictKind::WhatIf, std::move(text), std::nullopt};
     }
     const std::size_t entries = (options.expected != nullptr ? options.expected : &trace)->entries.size();
     RunVerdict verdict;

@@ -27,7 +27,10 @@ std::string bytesText(std::int64_t bytes) {
 
 std::string poolText(const alloc::PoolId& pool) {
     if (pool.isDefault()) return "default";
-    return "(" + std::to_string(pool.first) + "," + std::to_string(pool.second) + ")";
+    char text[48];
+    std::snprintf(text, sizeof text, "(%llu,%llu)", static_cast<unsigned long long>(pool.first),
+                  static_cast<unsigned long long>(pool.second));
+    return text;
 }
 
 std::string framesJson(const alloc::Stack& stack) {

@@ -62,7 +62,8 @@ void printNodeText(std::ostream& out, const storage::StackNode& node, bool root,
     if (diff && !root && node.deltaBytes() == 0 && node.deltaBlocks() == 0) return;  // unchanged: not part of the answer
     char line[96];
     if (diff) {
-        const std::string change = (node.deltaBytes() > 0 ? "+" : "") + bytesText(node.deltaBytes());
+        std::string change = node.deltaBytes() > 0 ? "+" : "";  // appended: g++ 12 -O3 warns falsely on "+" + string
+        change += bytesText(node.deltaBytes());
         std::snprintf(line, sizeof line, "%14s %14s -> %-14s ", change.c_str(), bytesText(node.bytes[0]).c_str(),
                       bytesText(node.bytes[1]).c_str());
     } else {
