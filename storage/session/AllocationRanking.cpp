@@ -16,6 +16,10 @@ bool ranksBefore(const AllocationBand& a, const AllocationBand& b) {
 void AllocationRanking::observe(const alloc::Event& e) {
     switch (e.action) {
         case alloc::EventAction::Alloc: {
+            // Once kept_ bands are held, one that ranks after the last of them can never enter: the
+            // last kept only ever gets larger. Most allocations of a long run stop here, so the
+            // ranking costs the recording little.
+            if (heap_.size() == kept_ && (kept_ == 0 || e.roundedSize < heap_.front().size)) break;
             AllocationBand band;
             band.allocSeq = e.seq;
             band.address = e.address;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "allocator/core/Event.h"
@@ -41,7 +42,7 @@ private:
     void offer(const AllocationBand& band);
 
     std::size_t kept_;
-    std::map<std::uint64_t, AllocationBand> live_;      // by address
+    std::unordered_map<std::uint64_t, AllocationBand> live_;  // by address
     std::map<std::uint64_t, alloc::PoolId> segmentPools_;  // private-pool segments only
     std::vector<AllocationBand> heap_;                  // min-heap by (size, -allocSeq)
 };
