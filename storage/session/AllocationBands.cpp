@@ -59,8 +59,4 @@ AllocationOverview AllocationBands::load(SessionReader& reader, int run, const s
     return out;
 }
 
-Timeline AllocationBands::window(SessionReader& reader, int run, std::uint64_t first, std::uint64_t last, int buckets) {
-    return TimelineQuery::build(reader, run, first, last, buckets);
-}
-
 }  // namespace allocscope::storage

@@ -35,9 +35,6 @@ public:
     static constexpr int kEnvelopeBuckets = 16384;
     // progress(fraction) may return false to stop (then the overview is empty).
     static AllocationOverview load(SessionReader& reader, int run, const std::function<bool(double)>& progress = {});
-    // The exact allocated-bytes envelope of events [first, last] in `buckets` buckets (for a zoomed
-    // window finer than the overview's).
-    static Timeline window(SessionReader& reader, int run, std::uint64_t first, std::uint64_t last, int buckets);
 };
 
 }  // namespace allocscope::storage

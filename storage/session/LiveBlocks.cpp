@@ -138,6 +138,7 @@ std::uint64_t LiveBlocks::eventOf(SessionReader& reader, int run, const RunPoint
 
 std::vector<LiveBlock> LiveBlocks::at(SessionReader& reader, int run, std::uint64_t seq) {
     const std::optional<HistoryStart> start = reader.run(run).historyStart;
+    const EntryMapping mapping = entryMapping(reader, run);  // once, not per block
     StateCursor cursor(reader, run);
     cursor.loadModel(seq);
     const SegmentStateModel& model = cursor.model();
@@ -155,6 +156,9 @@ std::vector<LiveBlock> LiveBlocks::at(SessionReader& reader, int run, std::uint6
         live.stackId = block.stackId;
         if (block.allocSeq > 0) live.allocEvent = block.allocSeq - 1;
         live.restored = start && live.allocEvent && *live.allocEvent < start->firstSeq;
+        if (live.allocEvent && *live.allocEvent >= mapping.first && *live.allocEvent - mapping.first < mapping.count) {
+            live.allocEntry = *live.allocEvent - mapping.first;
+        }
         const auto segment = model.segmentTable().find(block.segment);
         if (segment != model.segmentTable().end()) live.pool = segment->second.poolId;
         out.push_back(live);

@@ -28,6 +28,7 @@ struct LiveBlock {
     alloc::BlockState state = alloc::BlockState::ActiveAllocated;
     std::optional<std::uint64_t> allocEvent;  // the event that allocated it; nullopt if not in the run
     bool restored = false;                    // live before the recorded history started
+    std::optional<std::uint64_t> allocEntry;  // the trace entry of allocEvent (entryOf); nullopt if none
     std::uint32_t stackId = 0;
 };
 

@@ -2,6 +2,7 @@
 // live blocks at one point of a run -- the tensors the program holds there, and the freed ones
 // still waiting for another stream -- with size, requested size, stream, pool, state, the event
 // (and trace entry) that allocated each, and its frames. For servers without a display.
+#include <map>
 #include <ostream>
 
 #include "app/cli/VerbRegistry.h"
@@ -10,6 +11,7 @@
 #include "app/cli/verbs/db/RunSource.h"
 #include "allocator/core/HexAddress.h"
 #include "storage/session/LiveBlocks.h"
+#include "storage/session/UserFrames.h"
 
 namespace allocscope::cli {
 namespace {
@@ -23,7 +25,24 @@ int usage(VerbContext& ctx, const std::string& problem) {
     return kExitUsage;
 }
 
+// The blocks' stacks, each looked up once however many blocks share it.
+class StackCache {
+public:
+    StackCache(storage::SessionReader& reader, int run) : reader_(reader), run_(run) {}
+    const alloc::Stack& operator()(std::uint32_t id) {
+        auto it = stacks_.find(id);
+        if (it == stacks_.end()) it = stacks_.emplace(id, reader_.stack(run_, id)).first;
+        return it->second;
+    }
+
+private:
+    storage::SessionReader& reader_;
+    int run_;
+    std::map<std::uint32_t, alloc::Stack> stacks_;
+};
+
 void printJson(VerbContext& ctx, storage::SessionReader& reader, int run, const std::vector<storage::LiveBlock>& blocks) {
+    StackCache stackOf(reader, run);
     ctx.out << "[";
     bool first = true;
     for (const storage::LiveBlock& b : blocks) {
@@ -33,11 +52,9 @@ void printJson(VerbContext& ctx, storage::SessionReader& reader, int run, const 
                 << jsonString(alloc::blockStateName(b.state)) << ", \"alloc_event\": ";
         if (b.allocEvent) ctx.out << *b.allocEvent; else ctx.out << "null";
         ctx.out << ", \"alloc_entry\": ";
-        const std::optional<std::uint64_t> entry = b.allocEvent && !b.restored ? storage::LiveBlocks::entryOf(reader, run, *b.allocEvent)
-                                                                               : std::nullopt;
-        if (entry) ctx.out << *entry; else ctx.out << "null";
+        if (b.allocEntry) ctx.out << *b.allocEntry; else ctx.out << "null";
         ctx.out << ", \"live_before_history\": " << (b.restored ? "true" : "false")
-                << ", \"frames\": " << framesJson(reader.stack(run, b.stackId)) << "}";
+                << ", \"frames\": " << framesJson(stackOf(b.stackId)) << "}";
         first = false;
     }
     ctx.out << (first ? "]\n" : "\n]\n");
@@ -50,6 +67,7 @@ void printText(VerbContext& ctx, storage::SessionReader& reader, int run, const 
     ctx.out << describePoint(reader, run, point, event) << "\n"
             << blocks.size() << " live blocks, " << bytesText(bytes) << " (" << bytes << " B)\n";
     if (blocks.empty()) return;
+    StackCache stackOf(reader, run);
     ctx.out << "address             size          requested     stream  pool      state                alloc event  top user frame\n";
     for (const storage::LiveBlock& b : blocks) {
         char line[160];
@@ -60,7 +78,7 @@ void printText(VerbContext& ctx, storage::SessionReader& reader, int run, const 
         ctx.out << line;
         char col[16];
         std::snprintf(col, sizeof col, "%-11s  ", allocated.c_str());
-        ctx.out << col << topUserFrame(reader.stack(run, b.stackId)) << "\n";
+        ctx.out << col << storage::UserFrames::topLabel(stackOf(b.stackId)) << "\n";
     }
 }
 

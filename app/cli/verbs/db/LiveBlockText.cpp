@@ -4,7 +4,6 @@
 
 #include "app/cli/verbs/db/DbVerbSupport.h"
 #include "storage/import/FrameLine.h"
-#include "storage/session/UserFrames.h"
 
 namespace allocscope::cli {
 
@@ -45,6 +44,5 @@ std::string framesJson(const alloc::Stack& stack) {
     return out + "]";
 }
 
-std::string topUserFrame(const alloc::Stack& stack) { return storage::UserFrames::topLabel(stack); }
 
 }  // namespace allocscope::cli

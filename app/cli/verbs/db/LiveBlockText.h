@@ -19,8 +19,5 @@ std::string bytesText(std::int64_t bytes);
 std::string poolText(const alloc::PoolId& pool);
 // [{"filename": ..., "line": N|null, "name": ...}, ...] innermost first, as PyTorch lists them.
 std::string framesJson(const alloc::Stack& stack);
-// "name (file:line)" of the innermost frame outside torch/ and Python's own machinery, else the
-// innermost frame; "no stack recorded" for an empty stack.
-std::string topUserFrame(const alloc::Stack& stack);
 
 }  // namespace allocscope::cli
