@@ -55,11 +55,14 @@ QString RecordingSource::runName(const QString& configText) const {
 }
 
 QString RecordingSource::description() const {
-    const QString config = !hasRecordedSettings ? QObject::tr("none recorded (PyTorch's defaults)")
-                           : recordedConfig.isEmpty() ? QObject::tr("default")
-                                                      : recordedConfig;
-    return QObject::tr("%1\n%2 trace entries, %3\nrecorded config: %4\nrun %5 replayed it on %6 (%7), memory fraction %8")
-        .arg(fileName, views::Formatting::count(traceEntries), origin, config, QString::number(run), gpu,
+    const QString entries = traceEntries >= 0 ? QObject::tr("%1 trace entries").arg(views::Formatting::count(traceEntries))
+                                              : QObject::tr("trace entries not counted (a large file: read when you Run or Compare)");
+    QString config = !hasRecordedSettings ? QObject::tr("none recorded (PyTorch's defaults)")
+                     : recordedConfig.isEmpty() ? QObject::tr("default")
+                                                : recordedConfig;
+    if (traceEntries < 0) config += QObject::tr(" (as the import replayed it)");
+    return QObject::tr("%1\n%2, %3\nrecorded config: %4\nrun %5 replayed it on %6 (%7), memory fraction %8")
+        .arg(fileName, entries, origin, config, QString::number(run), gpu,
              views::Formatting::bytes(static_cast<qint64>(totalMemory)))
         .arg(memoryFraction);
 }
@@ -102,6 +105,17 @@ RecordingSources RecordingCatalog::collect(const std::vector<storage::RunRow>& r
     for (const storage::RunRow& row : runs) {
         std::optional<RecordingSource> r = parseSource(row);
         if (!r) continue;
+        const QFileInfo file(r->path);
+        if (!file.isFile() || !file.isReadable()) continue;
+        if (static_cast<std::uint64_t>(file.size()) >= kCountFilesBelow) {
+            // A big snapshot is not read again just to count its entries: right after its import
+            // that would cost as much as the import (seconds, hundreds of MB) while the first view
+            // is being drawn. The run itself says which config the recording was replayed under.
+            r->recordedConfig = QString::fromStdString(row.info.config);
+            r->hasRecordedSettings = r->sourceKind == QLatin1String("snapshot");
+            out.insert(row.number, *r);
+            continue;
+        }
         const std::optional<std::map<qint64, DeviceFacts>> facts = factsOf(r->path);
         if (!facts) continue;
         const auto device = facts->find(r->device);

@@ -22,7 +22,7 @@ struct RecordingSource {
     qint64 device = 0;        // the snapshot's device (0 for an RMM CSV)
     QString origin;           // "snapshot device 0", "RMM CSV"
     QString sourceKind;       // "snapshot" or "csv"
-    qint64 traceEntries = 0;  // that device's trace entries
+    qint64 traceEntries = -1; // that device's trace entries; -1: not counted (a big file, see collect)
     QString recordedConfig;   // allocator_settings.PYTORCH_CUDA_ALLOC_CONF ("" = defaults or none recorded)
     bool hasRecordedSettings = false;  // false: an RMM CSV (PyTorch's defaults)
     QString gpu;              // the GPU the run used (preset name)
@@ -42,8 +42,10 @@ using RecordingSources = QHash<int, RecordingSource>;  // by session run number
 class RecordingCatalog {
 public:
     // The recordings behind `runs` (snapshot / CSV runs whose file can still be read), by run
-    // number. Reads each distinct file once per call, and not again while its size and
-    // modification time stay the same (a process-wide cache). Safe from any thread.
+    // number. Reads each distinct file below kCountFilesBelow once per call, and not again while
+    // its size and modification time stay the same (a process-wide cache); a bigger file is not
+    // read (its entries stay uncounted, its recorded config is the run's). Safe from any thread.
+    static constexpr std::uint64_t kCountFilesBelow = 16ull << 20;
     static RecordingSources collect(const std::vector<storage::RunRow>& runs);
     // Splits a run's stored source, "PATH (snapshot device N)" or "PATH (RMM CSV)" (or a bare
     // path, as `compare --db` stores it), into the path and the device.
