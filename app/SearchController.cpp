@@ -1,8 +1,11 @@
 #include "app/SearchController.h"
 
 #include <QAction>
+#include <QHBoxLayout>
 #include <QKeySequence>
 #include <QLineEdit>
+#include <QMainWindow>
+#include <QMenuBar>
 #include <QRegularExpression>
 #include <QShortcut>
 #include <QTabWidget>
@@ -25,15 +28,23 @@ constexpr std::size_t kHeatmapOutlines = 2000;  // more would hide the heatmap u
 
 }  // namespace
 
-SearchController::SearchController(const Views& views, QWidget* window) : QObject(window), views_(views) {
-    field_ = new QLineEdit(views.tabs);
+SearchController::SearchController(const Views& views, QMainWindow* window) : QObject(window), views_(views) {
+    field_ = new QLineEdit;
     field_->setPlaceholderText(tr("Find frame or 0x address (Ctrl+F)"));
     field_->setClearButtonEnabled(true);
-    field_->setMinimumWidth(260);
+    field_->setMinimumWidth(240);
     field_->setToolTip(tr("Highlights the blocks whose stack has a frame containing this text (function, file or "
                           "file:line), or the block containing a hex address, in the Allocations tab, the segment "
                           "map and the heatmap. Escape clears."));
-    views.tabs->setCornerWidget(field_, Qt::TopRightCorner);
+    // In the menu bar's free right end, not in the view tabs' corner: there it took 260 px from
+    // the tab bar, which then scrolled its seven tabs at 1280 px with both docks open.
+    // The menu bar places its corner widget at that widget's size hint: a layout's hint honours
+    // the field's minimum width, a bare line edit's would not.
+    auto* corner = new QWidget(window);
+    auto* layout = new QHBoxLayout(corner);
+    layout->setContentsMargins(0, 1, 4, 1);
+    layout->addWidget(field_);
+    window->menuBar()->setCornerWidget(corner, Qt::TopRightCorner);
     pause_ = new QTimer(this);
     pause_->setSingleShot(true);
     pause_->setInterval(300);

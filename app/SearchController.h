@@ -11,6 +11,7 @@
 #include "views/data/SearchHighlight.h"
 
 class QLineEdit;
+class QMainWindow;
 class QTabWidget;
 class QTimer;
 class QWidget;
@@ -32,7 +33,7 @@ public:
         views::SegmentMapWidget* segmentMap = nullptr;
         views::HeatmapWidget* heatmap = nullptr;
     };
-    SearchController(const Views& views, QWidget* window);
+    SearchController(const Views& views, QMainWindow* window);
 
     QLineEdit* field() const { return field_; }
     const views::SearchHighlight& highlight() const { return highlight_; }

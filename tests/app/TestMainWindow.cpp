@@ -2,6 +2,8 @@
 // step the scrubber, select a block, run a workload, import a snapshot, save, export, switch
 // theme; models and sampled pixels are checked against the state the storage layer rebuilds.
 #include <QtTest>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QCryptographicHash>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -174,6 +176,11 @@ private slots:
         openAndWait(window, session_);
         QCOMPARE(window.recentFiles().value(0), QFileInfo(session_).absoluteFilePath());
         QVERIFY(window.windowTitle().startsWith("frag.allocscope"));
+        // At 1280 x 720 with both docks open, every view tab is shown whole: no scroll arrows.
+        const QTabBar* bar = window.viewTabs()->tabBar();
+        QCOMPARE(bar->count(), 7);
+        QVERIFY2(bar->tabRect(bar->count() - 1).right() < bar->width(),
+                 qPrintable(QString("last tab ends at %1, the tab bar is %2 px wide").arg(bar->tabRect(bar->count() - 1).right()).arg(bar->width())));
         const auto& runs = window.runList()->model()->runs();
         QCOMPARE(runs[1].config, QString("expandable_segments:True"));
         QVERIFY(runs[0].peakReserved > 0);
