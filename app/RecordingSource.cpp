@@ -56,7 +56,7 @@ QString RecordingSource::runName(const QString& configText) const {
 
 QString RecordingSource::description() const {
     const QString entries = traceEntries >= 0 ? QObject::tr("%1 trace entries").arg(views::Formatting::count(traceEntries))
-                                              : QObject::tr("trace entries not counted (a large file: read when you Run or Compare)");
+                                              : QObject::tr("trace entries not counted (large file)");
     QString config = !hasRecordedSettings ? QObject::tr("none recorded (PyTorch's defaults)")
                      : recordedConfig.isEmpty() ? QObject::tr("default")
                                                 : recordedConfig;
