@@ -1,6 +1,7 @@
 #include "tests/gpu/C10Backend.h"
 
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -42,7 +43,18 @@ std::uint64_t C10Backend::allocate(std::uint64_t size) {
     return reinterpret_cast<std::uint64_t>(c10alloc::get()->raw_alloc(size));
 }
 
+std::uint64_t C10Backend::allocate(std::uint64_t size, std::uint64_t stream) {
+    return reinterpret_cast<std::uint64_t>(c10alloc::get()->raw_alloc_with_stream(size, reinterpret_cast<cudaStream_t>(stream)));
+}
+
 void C10Backend::release(std::uint64_t pointer) { c10alloc::get()->raw_delete(reinterpret_cast<void*>(pointer)); }
+
+void C10Backend::recordStream(std::uint64_t pointer, std::uint64_t stream) {
+    void* data = reinterpret_cast<void*>(pointer);
+    c10::DataPtr borrowed(data, data, c10alloc::get()->raw_deleter(), c10::Device(c10::DeviceType::CUDA, 0));
+    c10alloc::get()->recordStream(borrowed, c10::cuda::getStreamFromExternal(reinterpret_cast<cudaStream_t>(stream), 0));
+    static_cast<void>(borrowed.release_context());  // the block stays c10's: raw_delete frees it
+}
 
 void C10Backend::emptyCache() { c10alloc::get()->emptyCache(); }
 
