@@ -6,9 +6,20 @@
 
 #include <algorithm>
 
+// libtorch_cuda registers c10's "has primary context" hook when it loads (CUDAHooks.cpp); c10
+// alone keeps a stub that throws, and c10 calls it at the end of insert_events (MaybeSetDevice),
+// i.e. at every free of a block used on another stream. The race links c10 without libtorch, so
+// it registers the hook itself. Declared here as libtorch itself declares it (no header has it).
+namespace c10::cuda::_internal {
+void setHasPrimaryContext(bool (*func)(DeviceIndex));
+}
+
 namespace allocscope::gpu {
 
 namespace {
+
+// The race's process always holds the primary context: CudaDevice creates it before c10 runs.
+bool primaryContextHeld(c10::DeviceIndex /*device*/) { return true; }
 
 namespace c10alloc = c10::cuda::CUDACachingAllocator;
 
@@ -36,6 +47,7 @@ void copyStat(const C10Stat& from, alloc::Stat& to) {
 C10Backend::C10Backend() {
     int devices = 0;
     if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
+    c10::cuda::_internal::setHasPrimaryContext(&primaryContextHeld);
     c10alloc::get()->init(devices);
 }
 

@@ -2,6 +2,7 @@
 // The GPU race's fidelity checks: AllocScope's statistics (all 122 keys) and segment/block
 // layout (sizes, states, order; addresses aside) against c10's, as "MATCH (...)" or the first
 // difference. Header-only, CUDA-free.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -22,6 +23,25 @@ inline std::string compareStats(const alloc::DeviceStats& ours, const alloc::Dev
         }
     }
     return "MATCH (" + std::to_string(a.size()) + " keys)";
+}
+
+// The segments in an order that does not depend on where the driver put them: by stream, pool,
+// kind, size, then block by block (size, state, requested size). The race's allocators draw
+// segments from one driver at once, interleaved, so the same decisions can end in a different
+// address order; every segment and block must still match one for one.
+inline std::vector<alloc::SegmentInfo> canonicalOrder(std::vector<alloc::SegmentInfo> segments) {
+    auto key = [](const alloc::SegmentInfo& s) {
+        std::vector<std::uint64_t> k = {s.stream, static_cast<std::uint64_t>(s.pool), s.isExpandable ? 1u : 0u, s.totalSize,
+                                        s.allocatedSize, s.activeSize, s.requestedSize};
+        for (const alloc::BlockInfo& b : s.blocks) {
+            k.push_back(b.size);
+            k.push_back(static_cast<std::uint64_t>(b.state));
+            k.push_back(b.requestedSize);
+        }
+        return k;
+    };
+    std::stable_sort(segments.begin(), segments.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
+    return segments;
 }
 
 inline std::string compareLayouts(const std::vector<alloc::SegmentInfo>& ours, const std::vector<alloc::SegmentInfo>& theirs) {

@@ -90,21 +90,24 @@ public:
         if (counters.heldBytes > counters.peakHeldBytes) counters.peakHeldBytes = counters.heldBytes;
     }
 
+    // The two base sets serve only translation mode's order check; direct mode skips them.
     void insert(std::uint64_t key, Range range) {
         if (options.addressDecider != nullptr) {
             // Same rank among the live ranges in both address spaces = same relative order.
             const auto decidedRank = std::distance(decidedBases.begin(), decidedBases.lower_bound(key));
             const auto realRank = std::distance(realBases.begin(), realBases.lower_bound(range.real));
             if (decidedRank != realRank) ++counters.orderDisagreements;
+            decidedBases.insert(key);
+            realBases.insert(range.real);
         }
-        decidedBases.insert(key);
-        realBases.insert(range.real);
         ranges.emplace(key, std::move(range));
     }
 
     void erase(std::map<std::uint64_t, Range>::iterator it) {
-        decidedBases.erase(it->first);
-        realBases.erase(it->second.real);
+        if (options.addressDecider != nullptr) {
+            decidedBases.erase(it->first);
+            realBases.erase(it->second.real);
+        }
         ranges.erase(it);
     }
 
