@@ -82,7 +82,7 @@ struct Args {
     bool skipMalloc = false;
     bool blocked = false;
     std::string trace;  // empty: $ALLOCSCOPE_TEST_DATA (or tests/data)/traces/train_gpt__default.pickle
-    std::vector<std::string> sequences = {"anchor", "train_gpt", "two_stream"};
+    std::vector<std::string> sequences = {"anchor", "train_gpt", "two_stream", "two_stream_events"};
 };
 
 std::vector<std::string> splitNames(const std::string& text) {
@@ -131,8 +131,9 @@ bool parseArgs(int argc, char** argv, Args& args) {
         }
     }
     for (const std::string& name : args.sequences) {
-        if (name != "anchor" && name != "train_gpt" && name != "two_stream") {
-            std::fprintf(stderr, "bench_gpu_race: unknown sequence '%s' (anchor, train_gpt, two_stream)\n", name.c_str());
+        if (name != "anchor" && name != "train_gpt" && name != "two_stream" && name != "two_stream_events") {
+            std::fprintf(stderr, "bench_gpu_race: unknown sequence '%s' (anchor, train_gpt, two_stream, two_stream_events)\n",
+                         name.c_str());
             return false;
         }
     }
@@ -152,6 +153,11 @@ bool parseArgs(int argc, char** argv, Args& args) {
 [[maybe_unused]] std::optional<RaceOps> buildSequence(const std::string& name, const Args& args) {
     if (name == "anchor") return makeRaceOps(args.ops);
     if (name == "two_stream") return makeTwoStreamOps(args.ops);
+    if (name == "two_stream_events") {
+        RaceOps race = makeTwoStreamOps(args.ops);
+        race.name = name;
+        return race;
+    }
     try {
         const std::vector<RecordedTrace> traces = allocscope::storage::importTraceFile(args.trace);
         if (traces.empty()) throw std::runtime_error("no device trace in it");
@@ -206,7 +212,8 @@ struct Contest {
     CudaDevice cuda{CudaDeviceOptions{0, false, nullptr, true}};
     CountingSink cudaSink;
     CachingAllocator ours;
-    RaceEventQueue cudaEvents;
+    RaceEventQueue cudaCounters{RaceEventQueue::Mode::Counters};  // two_stream
+    RaceEventQueue cudaEvents{RaceEventQueue::Mode::Events};      // two_stream_events, as c10 does it
     SimulatedDevice sim;
     CountingSink simSink;
     CachingAllocator simulated;
@@ -243,7 +250,14 @@ bool raceSequence(Contest& contest, const RaceOps& race, const Args& args, const
     std::printf("sequence %s: %zu ops (%zu timed), %u tensors, passes %d, config %s%s\n", race.name.c_str(), n,
                 race.timedOps(n), race.idCount, args.passes, configName.c_str(), args.smoke ? " (smoke: no timing claims)" : "");
 
-    AllocScopeSide<RaceEventQueue> ours(contest.ours, contest.cudaEvents, &contest.streams, contest.handles);
+    // How AllocScope's side learns that a use stream has passed a free (RaceStreams.h).
+    RaceEventQueue& completions = race.name == "two_stream_events" ? contest.cudaEvents : contest.cudaCounters;
+    AllocScopeSide<RaceEventQueue> ours(contest.ours, completions, &contest.streams, contest.handles);
+    if (race.streams) {
+        std::printf("sequence %s: AllocScope learns of passed frees by %s\n", race.name.c_str(),
+                    completions.mode() == RaceEventQueue::Mode::Counters ? "stream-written counters (cuStreamWriteValue32)"
+                                                                         : "events (cudaEventRecord / cudaEventQuery, as c10)");
+    }
     AllocScopeSide<SimulatedEvents> sim(contest.simulated, contest.simEvents, nullptr, contest.handles);
     std::vector<std::uint64_t> oursSlots(race.idCount, 0), simSlots(race.idCount, 0);
     PassTimes oursTimes, simTimes;
@@ -295,17 +309,17 @@ bool raceSequence(Contest& contest, const RaceOps& race, const Args& args, const
     }
 
     // Where the time goes: one instrumented pass each (clock reads around every call add to it).
-    AllocScopeSide<RaceEventQueue, true> oursTimed(contest.ours, contest.cudaEvents, &contest.streams, contest.handles);
+    AllocScopeSide<RaceEventQueue, true> oursTimed(contest.ours, completions, &contest.streams, contest.handles);
     AllocScopeSide<SimulatedEvents, true> simTimed(contest.simulated, contest.simEvents, nullptr, contest.handles);
-    contest.cudaEvents.setTiming(true);
-    const RaceEventTimes eventsBefore = contest.cudaEvents.times();
+    completions.setTiming(true);
+    const RaceEventTimes eventsBefore = completions.times();
     const double oursInstrumented = racePass(race, n, leftover, oursSlots, uses, oursTimed, nothing);
     const double simInstrumented = racePass(race, n, leftover, simSlots, uses, simTimed, nothing);
-    contest.cudaEvents.setTiming(false);
+    completions.setTiming(false);
 #ifdef ALLOCSCOPE_WITH_C10
     racePass(race, n, leftover, c10Slots, uses, c10, nothing);  // c10's history stays the same as ours
 #endif
-    const RaceEventTimes& events = contest.cudaEvents.times();
+    const RaceEventTimes& events = completions.times();
     const CudaDeviceCounters& after = contest.cuda.counters();
 
     // Fidelity: after the passes, then in the middle of the sequence.
@@ -337,10 +351,10 @@ bool raceSequence(Contest& contest, const RaceOps& race, const Args& args, const
     auto perOp = [&](std::uint64_t ns) { return static_cast<double>(ns) / timed; };
     const std::uint64_t queryNs = events.queryNs - eventsBefore.queryNs;
     const std::uint64_t completeNs = events.completeNs - eventsBefore.completeNs;
-    std::printf("breakdown %s cuda: instrumented pass %.1f ns/op = allocator calls %.1f + event record %.1f (%llu) + "
-                "event poll %.1f (%llu queries) + pending completions %.1f + loop rest\n",
+    std::printf("breakdown %s cuda: instrumented pass %.1f ns/op = allocator calls %.1f + %s record %.1f (%llu) + "
+                "poll %.1f (%llu queries) + pending completions %.1f + loop rest\n",
                 race.name.c_str(), oursInstrumented, perOp(oursTimed.times.allocatorNs),
-                perOp(events.recordNs - eventsBefore.recordNs), static_cast<unsigned long long>(events.recorded - eventsBefore.recorded),
+                completions.mode() == RaceEventQueue::Mode::Counters ? "counter" : "event", perOp(events.recordNs - eventsBefore.recordNs), static_cast<unsigned long long>(events.recorded - eventsBefore.recorded),
                 perOp(queryNs - completeNs), static_cast<unsigned long long>(events.queries - eventsBefore.queries),
                 perOp(completeNs));
     std::printf("breakdown %s simulated: instrumented pass %.1f ns/op = allocator calls %.1f + loop rest\n", race.name.c_str(),

@@ -76,10 +76,64 @@ void RaceStreams::release() {
     for (int i = 1; i <= 2; ++i) check(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(handles_[i])), "cudaStreamSynchronize");
 }
 
+// cuStreamWriteValue32 (driver ABI 12.0), fetched through the runtime: libcuda is never linked.
+using WriteValue32 = int (*)(cudaStream_t stream, std::uint64_t address, std::uint32_t value, unsigned int flags);
+
+// A free waiting for its use stream: an event, or the sequence number the stream will write.
+struct Waiting {
+    cudaEvent_t event = nullptr;
+    std::uint32_t sequence = 0;
+    std::uint64_t address = 0;
+};
+
+struct StreamQueue {
+    cudaStream_t stream = nullptr;
+    volatile std::uint32_t* reached = nullptr;  // Counters: the last number the stream wrote
+    std::uint64_t device = 0;                   // the same word as the GPU addresses it
+    std::uint32_t issued = 0;                   // the last number asked of the stream
+    std::deque<Waiting> waiting;
+};
+
+constexpr std::size_t kMaxCounterStreams = 16;
+
 class RaceEventQueue::State {
 public:
     std::vector<cudaEvent_t> free;  // the event pool (PyTorch's EventPool)
-    std::vector<std::pair<cudaStream_t, std::deque<std::pair<cudaEvent_t, std::uint64_t>>>> queues;
+    std::vector<StreamQueue> queues;
+    WriteValue32 writeValue = nullptr;
+    std::uint32_t* counters = nullptr;  // kMaxCounterStreams words of mapped host memory
+    std::uint64_t countersDevice = 0;
+
+    // Counters mode: the driver entry point, mapped host memory, and one write that works.
+    bool setUpCounters() {
+        void* fn = nullptr;
+        cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+        if (cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
+            found != cudaDriverEntryPointSuccess || fn == nullptr) {
+            cudaGetLastError();
+            return false;
+        }
+        writeValue = reinterpret_cast<WriteValue32>(fn);
+        void* host = nullptr;
+        if (cudaHostAlloc(&host, kMaxCounterStreams * sizeof(std::uint32_t), cudaHostAllocMapped) != cudaSuccess) {
+            cudaGetLastError();
+            return false;
+        }
+        counters = static_cast<std::uint32_t*>(host);
+        for (std::size_t i = 0; i < kMaxCounterStreams; ++i) counters[i] = 0;
+        void* device = nullptr;
+        if (cudaHostGetDevicePointer(&device, host, 0) != cudaSuccess) {
+            cudaGetLastError();
+            return false;
+        }
+        countersDevice = reinterpret_cast<std::uint64_t>(device);
+        // Stream memory operations can be disabled on a platform: try one.
+        if (writeValue(nullptr, countersDevice, 0, 0) != 0 || cudaDeviceSynchronize() != cudaSuccess) {
+            cudaGetLastError();
+            return false;
+        }
+        return true;
+    }
 
     cudaEvent_t event() {
         if (!free.empty()) {
@@ -92,28 +146,55 @@ public:
         return e;
     }
 
-    std::deque<std::pair<cudaEvent_t, std::uint64_t>>& queue(cudaStream_t stream) {
-        for (auto& [s, q] : queues) {
-            if (s == stream) return q;
+    StreamQueue& queue(cudaStream_t stream) {
+        for (StreamQueue& q : queues) {
+            if (q.stream == stream) return q;
         }
-        return queues.emplace_back(stream, std::deque<std::pair<cudaEvent_t, std::uint64_t>>{}).second;
+        if (counters != nullptr && queues.size() == kMaxCounterStreams) throw std::runtime_error("race: too many streams");
+        StreamQueue& q = queues.emplace_back();
+        q.stream = stream;
+        if (counters != nullptr) {
+            q.reached = counters + (queues.size() - 1);
+            q.device = countersDevice + (queues.size() - 1) * sizeof(std::uint32_t);
+        }
+        return q;
     }
 };
 
-RaceEventQueue::RaceEventQueue() : state_(std::make_unique<State>()) {}
+RaceEventQueue::RaceEventQueue(Mode wanted) : state_(std::make_unique<State>()) {
+    if (wanted == Mode::Counters && state_->setUpCounters()) {
+        mode_ = Mode::Counters;
+    } else {
+        mode_ = Mode::Events;
+        if (state_->counters != nullptr) cudaFreeHost(state_->counters);
+        state_->counters = nullptr;
+    }
+}
 
 RaceEventQueue::~RaceEventQueue() {
     clear();
     for (cudaEvent_t e : state_->free) cudaEventDestroy(e);
+    if (state_->counters != nullptr) {
+        cudaDeviceSynchronize();  // no stream may still write into the words
+        cudaFreeHost(state_->counters);
+    }
     cudaGetLastError();
 }
 
 void RaceEventQueue::record(std::uint64_t stream, std::uint64_t address) {
     const std::uint64_t start = timing_ ? nowNs() : 0;
     auto* s = reinterpret_cast<cudaStream_t>(stream);
-    cudaEvent_t e = state_->event();
-    check(cudaEventRecord(e, s), "cudaEventRecord");
-    state_->queue(s).emplace_back(e, address);
+    StreamQueue& q = state_->queue(s);
+    Waiting waiting;
+    waiting.address = address;
+    if (mode_ == Mode::Counters) {
+        waiting.sequence = ++q.issued;
+        if (state_->writeValue(s, q.device, waiting.sequence, 0) != 0) throw std::runtime_error("cuStreamWriteValue32 failed");
+    } else {
+        waiting.event = state_->event();
+        check(cudaEventRecord(waiting.event, s), "cudaEventRecord");
+    }
+    q.waiting.push_back(waiting);
     ++outstanding_;
     if (timing_) {
         times_.recordNs += nowNs() - start;
@@ -123,18 +204,26 @@ void RaceEventQueue::record(std::uint64_t stream, std::uint64_t address) {
 
 void RaceEventQueue::poll(Complete complete, void* context) {
     const std::uint64_t start = timing_ ? nowNs() : 0;
-    for (auto& [stream, queue] : state_->queues) {
-        while (!queue.empty()) {
-            const cudaError_t status = cudaEventQuery(queue.front().first);
-            if (timing_) ++times_.queries;
-            if (status == cudaErrorNotReady) {
-                cudaGetLastError();  // as c10 does: "not ready" must not linger as the last error
-                break;
+    for (StreamQueue& q : state_->queues) {
+        // Counters: the stream has passed every number up to `reached` (wrap-safe comparison).
+        const std::uint32_t reached = q.reached != nullptr ? *q.reached : 0;
+        if (timing_ && q.reached != nullptr && !q.waiting.empty()) ++times_.queries;
+        while (!q.waiting.empty()) {
+            const Waiting& front = q.waiting.front();
+            if (mode_ == Mode::Counters) {
+                if (static_cast<std::int32_t>(reached - front.sequence) < 0) break;
+            } else {
+                const cudaError_t status = cudaEventQuery(front.event);
+                if (timing_) ++times_.queries;
+                if (status == cudaErrorNotReady) {
+                    cudaGetLastError();  // as c10 does: "not ready" must not linger as the last error
+                    break;
+                }
+                check(status, "cudaEventQuery");
+                state_->free.push_back(front.event);
             }
-            check(status, "cudaEventQuery");
-            state_->free.push_back(queue.front().first);
-            const std::uint64_t address = queue.front().second;
-            queue.pop_front();
+            const std::uint64_t address = front.address;
+            q.waiting.pop_front();
             --outstanding_;
             if (timing_) {
                 const std::uint64_t before = nowNs();
@@ -149,9 +238,11 @@ void RaceEventQueue::poll(Complete complete, void* context) {
 }
 
 void RaceEventQueue::clear() {
-    for (auto& [stream, queue] : state_->queues) {
-        for (auto& [e, address] : queue) state_->free.push_back(e);
-        queue.clear();
+    for (StreamQueue& q : state_->queues) {
+        for (const Waiting& w : q.waiting) {
+            if (w.event != nullptr) state_->free.push_back(w.event);
+        }
+        q.waiting.clear();
     }
     outstanding_ = 0;
 }

@@ -9,10 +9,18 @@
 // and hold() holds them again. Between the two, cudaEventQuery answers "not ready" for every
 // new event, as it would for a stream busy with kernels.
 //
-// RaceEventQueue is what PyTorch's insert_events / process_events do for c10 (an event pool,
-// one FIFO per stream, polled before each malloc), for an allocator that is told of completed
-// frees (CachingAllocator::completePendingFree). With timing on it adds up the nanoseconds spent
-// recording and querying (the race's breakdown pass); off, it reads no clock.
+// RaceEventQueue is what PyTorch's insert_events / process_events do for c10 (one FIFO per
+// stream, polled before each malloc), for an allocator that is told of completed frees
+// (CachingAllocator::completePendingFree). Two ways to learn that a use stream has passed a free:
+//  - Events: as c10 does, a pooled cudaEvent recorded at the free, cudaEventQuery at each poll
+//    (a runtime call of ~200 ns on the H200 host, per stream with a waiting free, per malloc);
+//  - Counters: the stream writes a per-stream sequence number into host-mapped memory
+//    (cuStreamWriteValue32, ordered after everything before it on the stream, as an event is), and
+//    a poll reads that number: a memory read instead of a runtime call. Same answer at every
+//    poll (the race's MATCH checks say so); falls back to events where the driver lacks stream
+//    memory operations.
+// With timing on it adds up the nanoseconds spent recording and polling (the race's breakdown
+// pass); off, it reads no clock.
 #include <cstdint>
 #include <memory>
 
@@ -48,8 +56,10 @@ class RaceEventQueue {
 public:
     using Complete = void (*)(void* context, std::uint64_t address);
 
-    RaceEventQueue();
-    ~RaceEventQueue();  // destroys every event; never throws
+    enum class Mode { Events, Counters };
+    // Counters needs stream memory operations; without them the queue uses events (mode()).
+    explicit RaceEventQueue(Mode wanted);
+    ~RaceEventQueue();  // destroys every event and the counters' memory; never throws
     RaceEventQueue(const RaceEventQueue&) = delete;
     RaceEventQueue& operator=(const RaceEventQueue&) = delete;
 
@@ -58,6 +68,7 @@ public:
     // process_events: per stream, completes blocks in order until an event is not ready.
     void poll(Complete complete, void* context);
     bool idle() const { return outstanding_ == 0; }
+    Mode mode() const { return mode_; }
     // Forgets every outstanding event (the allocator completed its frees itself: empty_cache).
     void clear();
 
@@ -68,6 +79,7 @@ public:
 
 private:
     std::unique_ptr<State> state_;
+    Mode mode_ = Mode::Events;
     std::uint64_t outstanding_ = 0;
     bool timing_ = false;
     RaceEventTimes times_;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU race against PyTorch's c10 allocator, repeated: RUNS fresh processes per configuration
-# (default, expandable_segments:True), alternating, each racing three op sequences (anchor,
-# train_gpt, two_stream) with c10, AllocScope on CudaDevice and AllocScope on SimulatedDevice
+# (default, expandable_segments:True), alternating, each racing four op sequences (anchor,
+# train_gpt, two_stream, two_stream_events) with c10, AllocScope on CudaDevice and AllocScope on SimulatedDevice
 # interleaved (tests/benchmarks/bench_gpu_race.cpp). Writes OUTDIR/summary.txt: the machine,
 # min / median / max over the processes of each backend's best pass and of its ratio to c10
 # (best pass / c10's best pass in the same process), the MATCH count of every fidelity check,
@@ -83,7 +83,7 @@ for run in $(seq 1 "$RUNS"); do
         say "run $run $name: exit $rc in $(( $(date +%s) - t0 )) s"
         [ "$rc" = 0 ] || tail -5 "$LOGS/race_${name}_$run.txt" | tee -a "$SUMMARY"
         ran=$((ran + 1))
-        for seq in anchor train_gpt two_stream; do
+        for seq in anchor train_gpt two_stream two_stream_events; do
             if [ -f "$LOGS/stats_${name}_$run/${seq}_c10_stats.json" ]; then
                 python3 "$ROOT/tests/gpu/compare_stats.py" "$LOGS/stats_${name}_$run/${seq}_c10_stats.json" \
                     "$LOGS/stats_${name}_$run/${seq}_allocscope_stats.json" --quiet >/dev/null 2>&1 \
