@@ -142,8 +142,9 @@ inline RaceOps raceOpsFromTrace(const alloc::RecordedTrace& trace, std::size_t c
 
 // Two streams: each allocation on stream 1 or 2 (even odds), the anchor's size mix, at most 400
 // live tensors and 6 GiB; 30% of allocations are then used on the other stream (record_stream),
-// so their free stays pending until the event recorded there completes. Every 64 ops the streams
-// run on (Release): the events recorded before it complete, the ones after it cannot yet. So
+// so their free stays pending until the event recorded there completes. After every 64
+// allocations and frees (an allocation's record_stream rides along) the streams run on (Release):
+// the events recorded before it complete, the ones after it cannot yet. So
 // which frees are still pending at each malloc is the same in every run and every backend.
 inline RaceOps makeTwoStreamOps(std::size_t count, std::uint64_t seed = bench::kBenchSeed ^ 0x5157ull) {
     constexpr double kMiB = 1048576.0;

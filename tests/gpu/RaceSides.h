@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "allocator/core/CachingAllocator.h"
@@ -50,8 +51,10 @@ struct SideTimes {
 
 template <typename Events, bool Timing = false>
 class AllocScopeSide {
+    static constexpr bool kReal = std::is_same_v<Events, RaceEventQueue>;
+
 public:
-    // `streams`: the real streams (CUDA side of two_stream), else null; `handles`: stream ids.
+    // `streams`: the real streams (CUDA side; null for the simulated one); `handles`: stream ids.
     AllocScopeSide(alloc::CachingAllocator& allocator, Events& events, RaceStreams* streams, const std::uint64_t* handles)
         : allocator_(allocator), events_(events), streams_(streams), handles_(handles) {}
 
@@ -74,21 +77,24 @@ public:
         if (!allocator_.recordStream(address, handles_[stream])) failed = true;
         if (Timing) times.allocatorNs += now() - start;
     }
+    // The real streams exist only for the CUDA side; the simulated one releases its list.
     void release() {
-        if (streams_ != nullptr) {
+        if constexpr (kReal) {
             streams_->release();
             streams_->hold();
-        } else if constexpr (requires { events_.releaseAll(); }) {
+        } else {
             events_.releaseAll();
         }
     }
     void beginPass(bool useStreams) {
-        if (useStreams && streams_ != nullptr) streams_->hold();
+        if constexpr (kReal) {
+            if (useStreams) streams_->hold();
+        }
     }
     void endPass() {
-        if (streams_ != nullptr) {
+        if constexpr (kReal) {
             streams_->release();
-        } else if constexpr (requires { events_.releaseAll(); }) {
+        } else {
             events_.releaseAll();
         }
     }
@@ -120,7 +126,7 @@ private:
 // are freed; returns ns per timed op (Release ops and the stream work they do are not timed).
 template <typename Side, typename Inspect>
 double racePass(const RaceOps& race, std::size_t count, const std::vector<std::uint32_t>& leftover,
-                std::vector<std::uint64_t>& slots, std::vector<std::uint8_t>& uses, Side& side, Inspect inspect) {
+                std::vector<std::uint64_t>& pointers, std::vector<std::uint8_t>& uses, Side& side, Inspect inspect) {
     using Clock = std::chrono::steady_clock;
     side.beginPass(race.streams);
     Clock::duration untimed{};
@@ -129,12 +135,12 @@ double racePass(const RaceOps& race, std::size_t count, const std::vector<std::u
         const RaceOp& op = race.ops[i];
         switch (op.kind) {
         case RaceKind::Alloc:
-            slots[op.id] = side.alloc(op.size, op.stream);
+            pointers[op.id] = side.alloc(op.size, op.stream);
             uses[op.id] = 0;
             break;
-        case RaceKind::Free: side.free(slots[op.id], uses[op.id]); break;
+        case RaceKind::Free: side.free(pointers[op.id], uses[op.id]); break;
         case RaceKind::RecordStream:
-            side.recordStream(slots[op.id], op.stream);
+            side.recordStream(pointers[op.id], op.stream);
             uses[op.id] = op.stream;
             break;
         case RaceKind::Release: {
@@ -148,7 +154,7 @@ double racePass(const RaceOps& race, std::size_t count, const std::vector<std::u
     const auto paused = Clock::now();
     inspect();
     const auto resumed = Clock::now();
-    for (std::uint32_t id : leftover) side.free(slots[id], uses[id]);
+    for (std::uint32_t id : leftover) side.free(pointers[id], uses[id]);
     const auto stop = Clock::now();
     side.endPass();
     const auto timed = (stop - start) - untimed - (resumed - paused);
