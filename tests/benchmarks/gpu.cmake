@@ -18,6 +18,14 @@ if(TARGET bench_gpu_driver_placement AND ALLOCSCOPE_WITH_CUDA)
     target_link_libraries(bench_gpu_driver_placement PRIVATE CUDA::cudart_static ${CMAKE_DL_LIBS})
 endif()
 
+# bench_gpu_race holds the two_stream sequence's real streams and events itself (RaceStreams).
+if(TARGET bench_gpu_race AND ALLOCSCOPE_WITH_CUDA)
+    target_sources(bench_gpu_race PRIVATE ${ALLOCSCOPE_SOURCE_ROOT}/tests/gpu/RaceStreams.cpp)
+    if(NOT ALLOCSCOPE_WITH_C10)
+        target_link_libraries(bench_gpu_race PRIVATE CUDA::cudart_static ${CMAKE_DL_LIBS})
+    endif()
+endif()
+
 if(TARGET bench_gpu_replay)
     target_link_libraries(bench_gpu_replay PRIVATE allocscope_import)
     target_compile_definitions(bench_gpu_replay PRIVATE ALLOCSCOPE_GPU_WITH_IMPORT=1)

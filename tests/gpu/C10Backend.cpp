@@ -1,13 +1,25 @@
 #include "tests/gpu/C10Backend.h"
 
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 
+// libtorch_cuda registers c10's "has primary context" hook when it loads (CUDAHooks.cpp); c10
+// alone keeps a stub that throws, and c10 calls it at the end of insert_events (MaybeSetDevice),
+// i.e. at every free of a block used on another stream. The race links c10 without libtorch, so
+// it registers the hook itself. Declared here as libtorch itself declares it (no header has it).
+namespace c10::cuda::_internal {
+void setHasPrimaryContext(bool (*func)(DeviceIndex));
+}
+
 namespace allocscope::gpu {
 
 namespace {
+
+// The race's process always holds the primary context: CudaDevice creates it before c10 runs.
+bool primaryContextHeld(c10::DeviceIndex /*device*/) { return true; }
 
 namespace c10alloc = c10::cuda::CUDACachingAllocator;
 
@@ -35,6 +47,7 @@ void copyStat(const C10Stat& from, alloc::Stat& to) {
 C10Backend::C10Backend() {
     int devices = 0;
     if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
+    c10::cuda::_internal::setHasPrimaryContext(&primaryContextHeld);
     c10alloc::get()->init(devices);
 }
 
@@ -42,7 +55,18 @@ std::uint64_t C10Backend::allocate(std::uint64_t size) {
     return reinterpret_cast<std::uint64_t>(c10alloc::get()->raw_alloc(size));
 }
 
+std::uint64_t C10Backend::allocate(std::uint64_t size, std::uint64_t stream) {
+    return reinterpret_cast<std::uint64_t>(c10alloc::get()->raw_alloc_with_stream(size, reinterpret_cast<cudaStream_t>(stream)));
+}
+
 void C10Backend::release(std::uint64_t pointer) { c10alloc::get()->raw_delete(reinterpret_cast<void*>(pointer)); }
+
+void C10Backend::recordStream(std::uint64_t pointer, std::uint64_t stream) {
+    void* data = reinterpret_cast<void*>(pointer);
+    c10::DataPtr borrowed(data, data, c10alloc::get()->raw_deleter(), c10::Device(c10::DeviceType::CUDA, 0));
+    c10alloc::get()->recordStream(borrowed, c10::cuda::getStreamFromExternal(reinterpret_cast<cudaStream_t>(stream), 0));
+    static_cast<void>(borrowed.release_context());  // the block stays c10's: raw_delete frees it
+}
 
 void C10Backend::emptyCache() { c10alloc::get()->emptyCache(); }
 

@@ -20,7 +20,12 @@ public:
 
     // raw_alloc / raw_delete on the current (default) stream.
     std::uint64_t allocate(std::uint64_t size);
+    // raw_alloc_with_stream on `stream` (a cudaStream_t as an integer).
+    std::uint64_t allocate(std::uint64_t size, std::uint64_t stream);
     void release(std::uint64_t pointer);
+    // Tensor.record_stream: recordStream on a DataPtr that names the raw block (c10 accepts only
+    // pointers its own deleter owns) without owning it.
+    void recordStream(std::uint64_t pointer, std::uint64_t stream);
     void emptyCache();
 
     // getDeviceStats(0), field by field into AllocScope's struct (all 122 keys).

@@ -63,7 +63,7 @@ if [ -n "$TORCH" ]; then
     say "torch $(python3 -c 'import torch; print(torch.__version__)') at $TORCH (cxx11 abi $ABI)"
     if g++ $CXXFLAGS -D_GLIBCXX_USE_CXX11_ABI="$ABI" -DALLOCSCOPE_WITH_C10=1 -isystem "$TORCH/include" \
             -isystem "$CUDA_HOME/include" -o "$B/bench_gpu_race_c10" "$ROOT/tests/benchmarks/bench_gpu_race.cpp" \
-            "$ROOT/tests/gpu/C10Backend.cpp" $B/allocator/liballocscope_allocator.a -L"$TORCH/lib" -lc10_cuda -lc10 \
+            "$ROOT/tests/gpu/C10Backend.cpp" "$ROOT/tests/gpu/RaceStreams.cpp" $LIBS -L"$TORCH/lib" -lc10_cuda -lc10 \
             -L"$CUDA_HOME/lib64" -lcudart -ldl -lrt -lpthread -Wl,-rpath,"$TORCH/lib" -Wl,-rpath,"$CUDA_HOME/lib64" \
             >"$LOGS/build_c10.log" 2>&1; then
         RACE=$B/bench_gpu_race_c10
@@ -79,7 +79,7 @@ say "== backend checks"
 echo "exit $?" >>"$LOGS/checks.txt"
 cat "$LOGS/checks.txt" | tee -a "$SUMMARY"
 
-say "== race"
+say "== race (one process per config; tests/gpu/run_race.sh repeats it and summarises)"
 RACE_ARGS=""
 [ "$MODE" = quick ] && RACE_ARGS="--ops 100000"
 for conf in "" "expandable_segments:True"; do
@@ -88,11 +88,13 @@ for conf in "" "expandable_segments:True"; do
     PYTORCH_CUDA_ALLOC_CONF="$conf" "$RACE" $RACE_ARGS --stats-dir "$LOGS/stats_$name" >"$LOGS/race_$name.txt" 2>&1
     echo "exit $?" >>"$LOGS/race_$name.txt"
     cat "$LOGS/race_$name.txt" | tee -a "$SUMMARY"
-    if [ -f "$LOGS/stats_$name/c10_stats.json" ]; then
-        python3 "$ROOT/tests/gpu/compare_stats.py" "$LOGS/stats_$name/c10_stats.json" "$LOGS/stats_$name/allocscope_stats.json" \
-            >"$LOGS/race_${name}_compare.txt" 2>&1
-        tail -1 "$LOGS/race_${name}_compare.txt" | tee -a "$SUMMARY"
-    fi
+    for seq in anchor train_gpt two_stream two_stream_events; do
+        if [ -f "$LOGS/stats_$name/${seq}_c10_stats.json" ]; then
+            python3 "$ROOT/tests/gpu/compare_stats.py" "$LOGS/stats_$name/${seq}_c10_stats.json" \
+                "$LOGS/stats_$name/${seq}_allocscope_stats.json" >"$LOGS/race_${name}_${seq}_compare.txt" 2>&1
+            tail -1 "$LOGS/race_${name}_${seq}_compare.txt" | tee -a "$SUMMARY"
+        fi
+    done
 done
 
 say "== compute-sanitizer memcheck"

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "allocator/core/Event.h"
+#include "allocator/core/detail/FreeSet.h"
 
 namespace allocscope::alloc::detail {
 
@@ -43,6 +44,8 @@ struct Block {
     std::uint32_t eventCount = 0;  // outstanding events of a pending free
     bool allocated = false;
     bool mapped = true;  // false only for unmapped ranges of expandable segments
+    // Where the block sits in its pool's free set; valid only while it is there (BlockPool::insertFree).
+    FreeSet::iterator freePos{};
 
     bool isSplit() const { return prev != nullptr || next != nullptr; }
     bool expandable() const { return segment->expandable; }
@@ -60,5 +63,14 @@ struct Block {
         mapped = true;
     }
 };
+
+inline FreeEntry::FreeEntry(Block* b)
+    : stream(b->stream), key(sizeAddress(b->size, b->address)), block(b), expandable(b->segment->expandable) {}
+inline bool BySize::operator()(const FreeEntry& a, const Block* b) const {
+    return less(a.stream, a.key, b->stream, sizeAddress(b->size, b->address));
+}
+inline bool BySize::operator()(const Block* a, const FreeEntry& b) const {
+    return less(a->stream, sizeAddress(a->size, a->address), b.stream, b.key);
+}
 
 }  // namespace allocscope::alloc::detail

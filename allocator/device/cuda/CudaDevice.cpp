@@ -3,6 +3,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <map>
 #include <set>
 #include <sstream>
@@ -27,6 +28,27 @@ struct Range {
     std::vector<CUmemGenericAllocationHandle> pages;  // reservation: handle per page, 0 = unmapped
 };
 
+// Adds the time from construction to destruction to *sink; reads no clock when sink is null
+// (timing off).
+class CallTimer {
+public:
+    explicit CallTimer(std::uint64_t* sink) : sink_(sink), start_(sink != nullptr ? now() : 0) {}
+    ~CallTimer() {
+        if (sink_ != nullptr) *sink_ += now() - start_;
+    }
+    CallTimer(const CallTimer&) = delete;
+    CallTimer& operator=(const CallTimer&) = delete;
+
+private:
+    static std::uint64_t now() {
+        return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                              std::chrono::steady_clock::now().time_since_epoch())
+                                              .count());
+    }
+    std::uint64_t* sink_;
+    std::uint64_t start_;
+};
+
 }  // namespace
 
 class CudaDevice::State {
@@ -42,6 +64,15 @@ public:
     std::set<std::uint64_t> decidedBases;
     std::set<std::uint64_t> realBases;
     CudaDeviceCounters counters;
+
+    // Where a CallTimer adds its time: the counter when timing, nowhere otherwise.
+    std::uint64_t* timer(std::uint64_t& counter) { return options.timing ? &counter : nullptr; }
+    // The whole of one DeviceMemory call.
+    std::uint64_t* wholeCall() {
+        if (!options.timing) return nullptr;
+        ++counters.deviceCalls;
+        return &counters.deviceCallNs;
+    }
 
     void select() const { throwIfFailed(cudaSetDevice(options.device), [&] { return "cudaSetDevice(" + std::to_string(options.device) + ")"; }); }
 
@@ -59,21 +90,24 @@ public:
         if (counters.heldBytes > counters.peakHeldBytes) counters.peakHeldBytes = counters.heldBytes;
     }
 
+    // The two base sets serve only translation mode's order check; direct mode skips them.
     void insert(std::uint64_t key, Range range) {
         if (options.addressDecider != nullptr) {
             // Same rank among the live ranges in both address spaces = same relative order.
             const auto decidedRank = std::distance(decidedBases.begin(), decidedBases.lower_bound(key));
             const auto realRank = std::distance(realBases.begin(), realBases.lower_bound(range.real));
             if (decidedRank != realRank) ++counters.orderDisagreements;
+            decidedBases.insert(key);
+            realBases.insert(range.real);
         }
-        decidedBases.insert(key);
-        realBases.insert(range.real);
         ranges.emplace(key, std::move(range));
     }
 
     void erase(std::map<std::uint64_t, Range>::iterator it) {
-        decidedBases.erase(it->first);
-        realBases.erase(it->second.real);
+        if (options.addressDecider != nullptr) {
+            decidedBases.erase(it->first);
+            realBases.erase(it->second.real);
+        }
         ranges.erase(it);
     }
 
@@ -213,6 +247,7 @@ std::uint64_t CudaDevice::freeMemory() const {
 
 std::optional<std::uint64_t> CudaDevice::allocateSegment(std::uint64_t size, StreamId stream) {
     State& s = *state_;
+    const CallTimer whole(s.wholeCall());
     DeviceMemory* decider = s.options.addressDecider;
     std::optional<std::uint64_t> decided;
     if (decider != nullptr) {
@@ -221,7 +256,11 @@ std::optional<std::uint64_t> CudaDevice::allocateSegment(std::uint64_t size, Str
     }
     s.select();
     void* pointer = nullptr;
-    const cudaError_t status = cudaMalloc(&pointer, size);
+    cudaError_t status = cudaSuccess;
+    {
+        const CallTimer call(s.timer(s.counters.cudaMallocNs));
+        status = cudaMalloc(&pointer, size);
+    }
     if (status == cudaErrorMemoryAllocation) {
         cudaGetLastError();  // cudaMalloc's OOM is not sticky; clear it
         if (decider != nullptr) {
@@ -249,6 +288,7 @@ std::optional<std::uint64_t> CudaDevice::allocateSegment(std::uint64_t size, Str
 
 void CudaDevice::freeSegment(std::uint64_t address, std::uint64_t size) {
     State& s = *state_;
+    const CallTimer whole(s.wholeCall());
     auto it = s.ranges.find(address);
     if (it == s.ranges.end() || it->second.pageSize != 0) {
         throw CudaError("cudaFree of " + hexAddress(address) + ": not a live cudaMalloc'd segment");
@@ -263,12 +303,14 @@ void CudaDevice::freeSegment(std::uint64_t address, std::uint64_t size) {
     ++s.counters.cudaFreeCalls;
     if (s.options.addressDecider != nullptr) s.options.addressDecider->freeSegment(address, size);
     s.select();
+    const CallTimer call(s.timer(s.counters.cudaFreeNs));
     throwIfFailed(cudaFree(reinterpret_cast<void*>(real)), [&] { return "cudaFree(" + hexAddress(real) + ", " + bytesText(size) + ")"; });
 }
 
 std::optional<std::uint64_t> CudaDevice::reserveAddressRange(std::uint64_t size, std::uint64_t pageSize,
                                                              StreamId stream) {
     State& s = *state_;
+    const CallTimer whole(s.wholeCall());
     const CudaDriverApi& api = s.vmm();
     if (pageSize == 0 || pageSize % s.granularity != 0) {
         throw CudaError("expandable segment page size " + bytesText(pageSize) +
@@ -286,7 +328,11 @@ std::optional<std::uint64_t> CudaDevice::reserveAddressRange(std::uint64_t size,
     }
     s.select();
     CUdeviceptr pointer = 0;
-    const CUresult result = api.memAddressReserve(&pointer, size, 0, 0, 0);
+    CUresult result = CUDA_SUCCESS;
+    {
+        const CallTimer call(s.timer(s.counters.reserveNs));
+        result = api.memAddressReserve(&pointer, size, 0, 0, 0);
+    }
     if (result == CUDA_ERROR_OUT_OF_MEMORY) {  // virtual address space exhausted
         if (decider != nullptr) {
             decider->releaseAddressRange(*decided, size);
@@ -310,6 +356,7 @@ std::optional<std::uint64_t> CudaDevice::reserveAddressRange(std::uint64_t size,
 
 void CudaDevice::releaseAddressRange(std::uint64_t base, std::uint64_t size) {
     State& s = *state_;
+    const CallTimer whole(s.wholeCall());
     const CudaDriverApi& api = s.vmm();
     auto it = s.ranges.find(base);
     if (it == s.ranges.end() || it->second.pageSize == 0) {
@@ -335,11 +382,13 @@ void CudaDevice::releaseAddressRange(std::uint64_t base, std::uint64_t size) {
     }
     ++s.counters.reservationsFreed;
     if (s.options.addressDecider != nullptr) s.options.addressDecider->releaseAddressRange(base, size);
+    const CallTimer call(s.timer(s.counters.reserveNs));
     api.check(api.memAddressFree(range.real, range.size), "cuMemAddressFree(" + hexAddress(range.real) + ", " + bytesText(size) + ")");
 }
 
 bool CudaDevice::mapPages(std::uint64_t address, std::uint64_t size) {
     State& s = *state_;
+    const CallTimer whole(s.wholeCall());
     const CudaDriverApi& api = s.vmm();
     auto it = s.locate(address, size);
     if (it == s.ranges.end() || it->second.pageSize == 0) {
@@ -362,6 +411,7 @@ bool CudaDevice::mapPages(std::uint64_t address, std::uint64_t size) {
     if (decider != nullptr && !decider->mapPages(address, size)) return false;
 
     s.select();
+    const CallTimer call(s.timer(s.counters.mapNs));
     const CUmemAllocationProp prop = s.allocationProp();
     // On any failure: give back the pages this call mapped, so nothing stays mapped.
     auto undo = [&](std::uint64_t mappedUpTo) {
@@ -407,6 +457,7 @@ bool CudaDevice::mapPages(std::uint64_t address, std::uint64_t size) {
 
 void CudaDevice::unmapPages(std::uint64_t address, std::uint64_t size) {
     State& s = *state_;
+    const CallTimer whole(s.wholeCall());
     s.vmm();
     auto it = s.locate(address, size);
     if (it == s.ranges.end() || it->second.pageSize == 0) {
@@ -426,8 +477,11 @@ void CudaDevice::unmapPages(std::uint64_t address, std::uint64_t size) {
         }
     }
     s.select();
-    s.synchronizeFor(range.stream);
-    s.unmapRange(range, first, count, false);
+    {
+        const CallTimer call(s.timer(s.counters.unmapNs));
+        s.synchronizeFor(range.stream);
+        s.unmapRange(range, first, count, false);
+    }
     if (s.options.addressDecider != nullptr) s.options.addressDecider->unmapPages(address, size);
 }
 

@@ -37,6 +37,9 @@ struct CudaDeviceOptions {
     // totalMemory()/freeMemory() are also the ones reported, so fractions and OOM messages
     // match the simulated run.
     DeviceMemory* addressDecider = nullptr;
+    // Add up the time spent in each kind of device call (CudaDeviceCounters::*Ns): the GPU
+    // race's breakdown. Off, no clock is read.
+    bool timing = false;
 };
 
 struct CudaDeviceCounters {
@@ -50,6 +53,15 @@ struct CudaDeviceCounters {
     std::uint64_t peakHeldBytes = 0;
     std::uint64_t orderDisagreements = 0; // translation mode only
     std::uint64_t realOomDivergences = 0; // translation mode: decider said yes, the GPU said OOM
+    // With CudaDeviceOptions::timing: nanoseconds inside this class's DeviceMemory calls (all of
+    // it, bookkeeping included) and inside the CUDA calls they make, by kind.
+    std::uint64_t deviceCallNs = 0;
+    std::uint64_t deviceCalls = 0;
+    std::uint64_t cudaMallocNs = 0;
+    std::uint64_t cudaFreeNs = 0;
+    std::uint64_t reserveNs = 0;  // cuMemAddressReserve + cuMemAddressFree
+    std::uint64_t mapNs = 0;      // cuMemCreate + cuMemMap + cuMemSetAccess
+    std::uint64_t unmapNs = 0;    // the stream synchronisation + cuMemUnmap + cuMemRelease
 };
 
 class CudaDevice final : public DeviceMemory {

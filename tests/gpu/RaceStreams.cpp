@@ -1,0 +1,250 @@
+#include "tests/gpu/RaceStreams.h"
+
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <chrono>
+#include <deque>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace allocscope::gpu {
+
+namespace {
+
+void check(cudaError_t status, const char* what) {
+    if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
+}
+
+// The generation the held streams wait for. One RaceStreams per process (the race's), so a
+// process-wide gate is enough; the host function gets its generation as its argument.
+std::atomic<std::uint64_t> gOpened{0};
+
+void CUDART_CB waitForGate(void* generation) {
+    const auto wanted = reinterpret_cast<std::uintptr_t>(generation);
+    for (std::uint64_t seen = gOpened.load(); seen < wanted; seen = gOpened.load()) gOpened.wait(seen);
+}
+
+std::uint64_t nowNs() {
+    return static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+}  // namespace
+
+RaceStreams::RaceStreams(int device) {
+    check(cudaSetDevice(device), "cudaSetDevice");
+    for (int i = 1; i <= 2; ++i) {
+        cudaStream_t stream = nullptr;
+        // Non-blocking: the legacy default stream (cudaMalloc's) never waits for a held stream.
+        check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+        handles_[i] = reinterpret_cast<std::uint64_t>(stream);
+    }
+}
+
+RaceStreams::~RaceStreams() {
+    if (held_) {
+        gOpened.store(generation_);
+        gOpened.notify_all();
+    }
+    for (int i = 1; i <= 2; ++i) {
+        auto* stream = reinterpret_cast<cudaStream_t>(handles_[i]);
+        cudaStreamSynchronize(stream);
+        cudaStreamDestroy(stream);
+    }
+    cudaGetLastError();
+}
+
+void RaceStreams::hold() {
+    if (held_) return;
+    ++generation_;
+    for (int i = 1; i <= 2; ++i) {
+        check(cudaLaunchHostFunc(reinterpret_cast<cudaStream_t>(handles_[i]), waitForGate,
+                                 reinterpret_cast<void*>(static_cast<std::uintptr_t>(generation_))),
+              "cudaLaunchHostFunc");
+    }
+    held_ = true;
+}
+
+void RaceStreams::release() {
+    if (!held_) return;
+    gOpened.store(generation_);
+    gOpened.notify_all();
+    held_ = false;
+    for (int i = 1; i <= 2; ++i) check(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(handles_[i])), "cudaStreamSynchronize");
+}
+
+// cuStreamWriteValue32 (driver ABI 12.0), fetched through the runtime: libcuda is never linked.
+using WriteValue32 = int (*)(cudaStream_t stream, std::uint64_t address, std::uint32_t value, unsigned int flags);
+
+// A free waiting for its use stream: an event, or the sequence number the stream will write.
+struct Waiting {
+    cudaEvent_t event = nullptr;
+    std::uint32_t sequence = 0;
+    std::uint64_t address = 0;
+};
+
+struct StreamQueue {
+    cudaStream_t stream = nullptr;
+    volatile std::uint32_t* reached = nullptr;  // Counters: the last number the stream wrote
+    std::uint64_t device = 0;                   // the same word as the GPU addresses it
+    std::uint32_t issued = 0;                   // the last number asked of the stream
+    std::deque<Waiting> waiting;
+};
+
+constexpr std::size_t kMaxCounterStreams = 16;
+
+class RaceEventQueue::State {
+public:
+    std::vector<cudaEvent_t> free;  // the event pool (PyTorch's EventPool)
+    std::vector<StreamQueue> queues;
+    WriteValue32 writeValue = nullptr;
+    std::uint32_t* counters = nullptr;  // kMaxCounterStreams words of mapped host memory
+    std::uint64_t countersDevice = 0;
+
+    // Counters mode: the driver entry point, mapped host memory, and one write that works.
+    bool setUpCounters() {
+        void* fn = nullptr;
+        cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+        if (cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
+            found != cudaDriverEntryPointSuccess || fn == nullptr) {
+            cudaGetLastError();
+            return false;
+        }
+        writeValue = reinterpret_cast<WriteValue32>(fn);
+        void* host = nullptr;
+        if (cudaHostAlloc(&host, kMaxCounterStreams * sizeof(std::uint32_t), cudaHostAllocMapped) != cudaSuccess) {
+            cudaGetLastError();
+            return false;
+        }
+        counters = static_cast<std::uint32_t*>(host);
+        for (std::size_t i = 0; i < kMaxCounterStreams; ++i) counters[i] = 0;
+        void* device = nullptr;
+        if (cudaHostGetDevicePointer(&device, host, 0) != cudaSuccess) {
+            cudaGetLastError();
+            return false;
+        }
+        countersDevice = reinterpret_cast<std::uint64_t>(device);
+        // Stream memory operations can be disabled on a platform: try one.
+        if (writeValue(nullptr, countersDevice, 0, 0) != 0 || cudaDeviceSynchronize() != cudaSuccess) {
+            cudaGetLastError();
+            return false;
+        }
+        return true;
+    }
+
+    cudaEvent_t event() {
+        if (!free.empty()) {
+            cudaEvent_t e = free.back();
+            free.pop_back();
+            return e;
+        }
+        cudaEvent_t e = nullptr;
+        check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+        return e;
+    }
+
+    StreamQueue& queue(cudaStream_t stream) {
+        for (StreamQueue& q : queues) {
+            if (q.stream == stream) return q;
+        }
+        if (counters != nullptr && queues.size() == kMaxCounterStreams) throw std::runtime_error("race: too many streams");
+        StreamQueue& q = queues.emplace_back();
+        q.stream = stream;
+        if (counters != nullptr) {
+            q.reached = counters + (queues.size() - 1);
+            q.device = countersDevice + (queues.size() - 1) * sizeof(std::uint32_t);
+        }
+        return q;
+    }
+};
+
+RaceEventQueue::RaceEventQueue(Mode wanted) : state_(std::make_unique<State>()) {
+    if (wanted == Mode::Counters && state_->setUpCounters()) {
+        mode_ = Mode::Counters;
+    } else {
+        mode_ = Mode::Events;
+        if (state_->counters != nullptr) cudaFreeHost(state_->counters);
+        state_->counters = nullptr;
+    }
+}
+
+RaceEventQueue::~RaceEventQueue() {
+    clear();
+    for (cudaEvent_t e : state_->free) cudaEventDestroy(e);
+    if (state_->counters != nullptr) {
+        cudaDeviceSynchronize();  // no stream may still write into the words
+        cudaFreeHost(state_->counters);
+    }
+    cudaGetLastError();
+}
+
+void RaceEventQueue::record(std::uint64_t stream, std::uint64_t address) {
+    const std::uint64_t start = timing_ ? nowNs() : 0;
+    auto* s = reinterpret_cast<cudaStream_t>(stream);
+    StreamQueue& q = state_->queue(s);
+    Waiting waiting;
+    waiting.address = address;
+    if (mode_ == Mode::Counters) {
+        waiting.sequence = ++q.issued;
+        if (state_->writeValue(s, q.device, waiting.sequence, 0) != 0) throw std::runtime_error("cuStreamWriteValue32 failed");
+    } else {
+        waiting.event = state_->event();
+        check(cudaEventRecord(waiting.event, s), "cudaEventRecord");
+    }
+    q.waiting.push_back(waiting);
+    ++outstanding_;
+    if (timing_) {
+        times_.recordNs += nowNs() - start;
+        ++times_.recorded;
+    }
+}
+
+void RaceEventQueue::poll(Complete complete, void* context) {
+    const std::uint64_t start = timing_ ? nowNs() : 0;
+    for (StreamQueue& q : state_->queues) {
+        // Counters: the stream has passed every number up to `reached` (wrap-safe comparison).
+        const std::uint32_t reached = q.reached != nullptr ? *q.reached : 0;
+        if (timing_ && q.reached != nullptr && !q.waiting.empty()) ++times_.queries;
+        while (!q.waiting.empty()) {
+            const Waiting& front = q.waiting.front();
+            if (mode_ == Mode::Counters) {
+                if (static_cast<std::int32_t>(reached - front.sequence) < 0) break;
+            } else {
+                const cudaError_t status = cudaEventQuery(front.event);
+                if (timing_) ++times_.queries;
+                if (status == cudaErrorNotReady) {
+                    cudaGetLastError();  // as c10 does: "not ready" must not linger as the last error
+                    break;
+                }
+                check(status, "cudaEventQuery");
+                state_->free.push_back(front.event);
+            }
+            const std::uint64_t address = front.address;
+            q.waiting.pop_front();
+            --outstanding_;
+            if (timing_) {
+                const std::uint64_t before = nowNs();
+                complete(context, address);
+                times_.completeNs += nowNs() - before;
+            } else {
+                complete(context, address);
+            }
+        }
+    }
+    if (timing_) times_.queryNs += nowNs() - start;  // completeNs is inside: subtract it
+}
+
+void RaceEventQueue::clear() {
+    for (StreamQueue& q : state_->queues) {
+        for (const Waiting& w : q.waiting) {
+            if (w.event != nullptr) state_->free.push_back(w.event);
+        }
+        q.waiting.clear();
+    }
+    outstanding_ = 0;
+}
+
+}  // namespace allocscope::gpu

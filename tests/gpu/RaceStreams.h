@@ -1,0 +1,88 @@
+#pragma once
+// The GPU race's two real streams and the event bookkeeping of AllocScope's side of the
+// two_stream sequence (tests/gpu/RaceOps.h). CUDA-free header; RaceStreams.cpp needs the toolkit.
+//
+// Pending frees must complete at the same points in every run and every backend, or c10's and
+// AllocScope's layouts would differ by timing alone. So while a pass runs, each stream is held
+// by a host function that waits for the host (hold()): an event recorded on it cannot complete.
+// release() lets both streams run to the end (every event recorded so far is then complete)
+// and hold() holds them again. Between the two, cudaEventQuery answers "not ready" for every
+// new event, as it would for a stream busy with kernels.
+//
+// RaceEventQueue is what PyTorch's insert_events / process_events do for c10 (one FIFO per
+// stream, polled before each malloc), for an allocator that is told of completed frees
+// (CachingAllocator::completePendingFree). Two ways to learn that a use stream has passed a free:
+//  - Events: as c10 does, a pooled cudaEvent recorded at the free, cudaEventQuery at each poll
+//    (a runtime call of ~200 ns on the H200 host, per stream with a waiting free, per malloc);
+//  - Counters: the stream writes a per-stream sequence number into host-mapped memory
+//    (cuStreamWriteValue32, ordered after everything before it on the stream, as an event is), and
+//    a poll reads that number: a memory read instead of a runtime call. Same answer at every
+//    poll (the race's MATCH checks say so); falls back to events where the driver lacks stream
+//    memory operations.
+// With timing on it adds up the nanoseconds spent recording and polling (the race's breakdown
+// pass); off, it reads no clock.
+#include <cstdint>
+#include <memory>
+
+namespace allocscope::gpu {
+
+class RaceStreams {
+public:
+    explicit RaceStreams(int device);
+    ~RaceStreams();  // releases the streams if held, destroys them; never throws
+    RaceStreams(const RaceStreams&) = delete;
+    RaceStreams& operator=(const RaceStreams&) = delete;
+
+    // index 0: the legacy default stream (0); 1, 2: the race's streams (cudaStream_t values).
+    std::uint64_t handle(int index) const { return handles_[index]; }
+    void hold();
+    void release();
+
+private:
+    std::uint64_t handles_[3] = {0, 0, 0};
+    bool held_ = false;
+    std::uint64_t generation_ = 0;
+};
+
+struct RaceEventTimes {
+    std::uint64_t recordNs = 0;
+    std::uint64_t queryNs = 0;     // poll() in all, completeNs included
+    std::uint64_t completeNs = 0;  // inside poll(): the allocator completing the frees
+    std::uint64_t recorded = 0;
+    std::uint64_t queries = 0;
+};
+
+class RaceEventQueue {
+public:
+    using Complete = void (*)(void* context, std::uint64_t address);
+
+    enum class Mode { Events, Counters };
+    // Counters needs stream memory operations; without them the queue uses events (mode()).
+    explicit RaceEventQueue(Mode wanted);
+    ~RaceEventQueue();  // destroys every event and the counters' memory; never throws
+    RaceEventQueue(const RaceEventQueue&) = delete;
+    RaceEventQueue& operator=(const RaceEventQueue&) = delete;
+
+    // insert_events: an event recorded on `stream` now guards the block at `address`.
+    void record(std::uint64_t stream, std::uint64_t address);
+    // process_events: per stream, completes blocks in order until an event is not ready.
+    void poll(Complete complete, void* context);
+    bool idle() const { return outstanding_ == 0; }
+    Mode mode() const { return mode_; }
+    // Forgets every outstanding event (the allocator completed its frees itself: empty_cache).
+    void clear();
+
+    void setTiming(bool on) { timing_ = on; }
+    const RaceEventTimes& times() const { return times_; }
+
+    class State;
+
+private:
+    std::unique_ptr<State> state_;
+    Mode mode_ = Mode::Events;
+    std::uint64_t outstanding_ = 0;
+    bool timing_ = false;
+    RaceEventTimes times_;
+};
+
+}  // namespace allocscope::gpu
