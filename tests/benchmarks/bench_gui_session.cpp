@@ -79,10 +79,10 @@ void makeSmokeSession(const QString& path) {
     writer.flush();
 }
 
-// The first view of run 1 is on screen: run list, timeline + heatmap, and an exact state painted.
-bool firstViewShown(app::MainWindow& window) {
+// The first view of `run` is on screen: run list, timeline + heatmap, and an exact state painted.
+bool firstViewShown(app::MainWindow& window, int run) {
     const auto& f = window.currentFrame();
-    return f.run == 1 && !f.approximate && f.shown >= 0 && window.scrubber()->eventCount() > 0 &&
+    return f.run == run && !f.approximate && f.shown >= 0 && window.scrubber()->eventCount() > 0 &&
            window.heatmap()->data().isValid() && window.runList()->model()->rowCount() > 0;
 }
 
@@ -113,7 +113,7 @@ int timeImport(const QString& snapshot, int timeoutMs) {
         return 1;
     }
     const double importMs = static_cast<double>(endedNs) / 1e6;
-    if (!waitFor([&] { return firstViewShown(window); }, timeoutMs)) {
+    if (!waitFor([&] { return firstViewShown(window, 1); }, timeoutMs)) {
         std::fprintf(stderr, "bench_gui_session: the first view did not appear after the import\n");
         return 1;
     }
@@ -173,9 +173,7 @@ int main(int argc, char** argv) {
     window.selectRun(run);
     window.goToEvent(std::numeric_limits<qint64>::max());  // clamped to the run's last event
     const bool ok = waitFor([&] {
-        const auto& f = window.currentFrame();
-        return f.run == run && !f.approximate && f.shown == window.scrubber()->eventCount() - 1 && window.scrubber()->eventCount() > 0 &&
-               window.heatmap()->data().isValid() && window.runList()->model()->rowCount() > 0;
+        return firstViewShown(window, run) && window.currentFrame().shown == window.scrubber()->eventCount() - 1;
     }, timeout);
     if (!ok) {
         std::fprintf(stderr, "bench_gui_session: the first view did not appear\n");
