@@ -10,9 +10,10 @@ std::uint64_t alignUp(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a
 }  // namespace
 
 void DriverVaHeap::startFreshProcess(std::uint64_t top) {
-    // Measured in every fresh process: a first 2 MiB range lands 30 MiB above the base of the
-    // first chunk, the first larger one 104 MiB above it (its gap is 24 MiB), and the first new
-    // chunk 384 MiB below it. What fills the rest is the runtime's and never changes.
+    // Measured in every fresh process of the corpus: a first 2 MiB range lands at top + 30 MiB,
+    // the first larger ones from top + 104 MiB (a 24 MiB gap), and the first new chunk ends
+    // 384 MiB below top; the rest of that space is the runtime's. The lower chunk counts as the
+    // more recent one (a 2 MiB range goes there before the upper gap).
     Chunk& upper = addChunk(top + 3 * kChunk, kChunk, false, true);
     upper.ranges[top + 3 * kChunk] = 8 * kMiB;
     Chunk& lower = addChunk(top, kChunk, false, true);

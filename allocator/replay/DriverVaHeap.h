@@ -9,9 +9,9 @@
 // - Else its chunk comes from a released range (a chunk whose ranges were all freed goes back,
 //   merged with released neighbours) strictly larger than the chunk, the highest such range, at
 //   its top; else right below everything handed out so far (the heap grows down).
-// - A fresh process starts with two partly used chunks at the top of the heap (the runtime's own
-//   ranges): a 2 MiB gap 30 MiB above the first chunk's base, and a 24 MiB gap at +104 MiB; new
-//   chunks go down from 384 MiB below the first.
+// - A fresh process's heap (top T) starts with two chunks partly used by the runtime: one at T
+//   with a 2 MiB gap at T + 30 MiB, one at T + 96 MiB with a 24 MiB gap at T + 104 MiB; the first
+//   new chunk ends 384 MiB below T.
 // - cuMemAddressReserve ranges come from their own region, going up from 0x302000000 in
 //   chunks of 32 MiB multiples, first fit; their tails take cudaMallocs like any chunk's.
 #include <cstdint>
@@ -28,7 +28,7 @@ public:
     static constexpr std::uint64_t kChunk = 32 * kMiB;  // unit of the chunks ranges are carved from
     static constexpr std::uint64_t kReservationBase = 0x302000000ull;
 
-    // A fresh process whose heap top is `top` (32 MiB aligned): the runtime's two chunks above it.
+    // A fresh process whose heap top is `top` (32 MiB aligned): the runtime's two chunks at and above it.
     void startFreshProcess(std::uint64_t top);
     // A heap whose new chunks go below `frontier` (a recorded process: its own ranges arrive
     // through insert()).
@@ -42,7 +42,6 @@ public:
     // Ranges the caller no longer holds go back, ranges it holds that the heap did not place
     // join it (base -> size of what the caller holds now).
     void sync(const std::map<std::uint64_t, std::uint64_t>& live);
-    bool holds(std::uint64_t base) const { return ranges_.count(base) != 0; }
 
 private:
     struct Chunk {
