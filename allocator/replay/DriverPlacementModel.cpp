@@ -2,26 +2,37 @@
 
 #include <algorithm>
 
-#include "allocator/core/CachingAllocator.h"
-
 namespace allocscope::alloc {
 namespace {
-constexpr std::uint64_t kGranularity = 2 * kMiB;  // the driver's VA granularity for device memory
-constexpr std::uint64_t kLargeAlign = 32 * kMiB;  // new large ranges start on 32 MiB going down
+// Where a fresh process's heap starts when there is no recording to take it from (any 32 MiB
+// aligned address: only addresses relative to the first matter).
+constexpr std::uint64_t kFreshHeapTop = 0x7f0000000000ull;
 
-std::uint64_t alignDown(std::uint64_t v, std::uint64_t a) { return v / a * a; }
-std::uint64_t alignUp(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
+std::uint64_t chunkSize(std::uint64_t size) {
+    return (size + DriverVaHeap::kChunk - 1) / DriverVaHeap::kChunk * DriverVaHeap::kChunk;
+}
 }  // namespace
 
 DriverPlacementModel::DriverPlacementModel(const RecordedTrace& recording) : reference_(recording) {
-    // Where the recorded process's driver started handing out memory: the first range this model
-    // places without a recorded answer goes there.
+    // New chunks of a recorded process go below its first range (its runtime's ranges are above).
     if (!reference_.segmentAllocs().empty()) start_ = reference_.segmentAllocs().front().address;
     if (!reference_.segmentMaps().empty() &&
         (start_ == 0 || reference_.segmentMaps().front().step < reference_.segmentAllocs().front().step)) {
         start_ = reference_.segmentMaps().front().address;
     }
-    if (start_ == 0) start_ = 0x7f0000000000ull;  // an empty recording: a typical heap top
+    recorded_ = start_ != 0;
+    restart();
+}
+
+void DriverPlacementModel::restart() {
+    heap_ = DriverVaHeap{};
+    if (recorded_) {
+        heap_.startBelow(start_);
+    } else {
+        heap_.startFreshProcess(kFreshHeapTop);
+    }
+    reservations_.clear();
+    releasedReservations_.clear();
 }
 
 std::optional<std::uint64_t> DriverPlacementModel::sameStep(const PlacementRequest& request,
@@ -30,41 +41,21 @@ std::optional<std::uint64_t> DriverPlacementModel::sameStep(const PlacementReque
     for (const ReferencePlacement::Recorded& a : reference_.segmentAllocs()) {
         if (a.step == step && a.size == request.size && !overlapsLive(live, a.address, a.size)) return a.address;
     }
-    return std::nullopt;
-}
-
-std::uint64_t DriverPlacementModel::fresh(std::uint64_t requestSize, const std::map<std::uint64_t, std::uint64_t>& live) {
-    const std::uint64_t size = alignUp(requestSize, kGranularity);
-    if (size <= kGapFillLimit) {
-        // Best fit among the gaps between live ranges (the lowest of equally good ones).
-        std::optional<std::uint64_t> best;
-        std::uint64_t bestGap = 0;
-        std::uint64_t prevEnd = 0;
-        for (const auto& [base, extent] : live) {
-            if (prevEnd != 0 && base > prevEnd) {
-                const std::uint64_t start = alignUp(prevEnd, kGranularity);
-                const std::uint64_t gap = base > start ? base - start : 0;
-                if (gap >= size && (!best || gap < bestGap)) {
-                    best = start;
-                    bestGap = gap;
-                }
-            }
-            prevEnd = std::max(prevEnd, base + extent);
+    // A recorded segment that opened a chunk (its base on a chunk boundary) in this step: the
+    // driver, in the same state, opens the same chunk for any size that needs a chunk as large.
+    for (const ReferencePlacement::Recorded& a : reference_.segmentAllocs()) {
+        if (a.step == step && a.address % DriverVaHeap::kChunk == 0 &&
+            chunkSize(a.size) == chunkSize(request.size) && !overlapsLive(live, a.address, request.size)) {
+            return a.address;
         }
-        if (best) return *best;
     }
-    if (frontier_ == 0 && !overlapsLive(live, start_, size)) return start_;
-    std::uint64_t lowest = frontier_ == 0 ? start_ : frontier_;
-    if (!live.empty()) lowest = std::min(lowest, live.begin()->first);
-    std::uint64_t base = lowest - size;
-    if (size > kSmallBuffer) base = alignDown(base, kLargeAlign);
-    while (overlapsLive(live, base, size)) base -= kLargeAlign;
-    return base;
+    return std::nullopt;
 }
 
 std::optional<std::uint64_t> DriverPlacementModel::reservation(const PlacementRequest& request,
                                                                const std::map<std::uint64_t, std::uint64_t>& live,
                                                                std::size_t step) {
+    if (!recorded_) return heap_.reserve(request.size);
     // Reservations this model placed that are no longer live went back to the driver.
     for (auto it = reservations_.begin(); it != reservations_.end();) {
         if (!live.count(it->first)) {
@@ -74,30 +65,41 @@ std::optional<std::uint64_t> DriverPlacementModel::reservation(const PlacementRe
             ++it;
         }
     }
+    std::optional<std::uint64_t> base;
     for (auto it = releasedReservations_.begin(); it != releasedReservations_.end(); ++it) {
         if (!overlapsLive(live, *it, request.size)) {
-            const std::uint64_t base = *it;
+            base = *it;
             releasedReservations_.erase(it);
-            return base;
+            break;
         }
     }
-    std::optional<std::uint64_t> base = reference_.place(request, live, step);
-    if (!base) base = fresh(request.size, live);
+    if (!base) base = reference_.place(request, live, step);
+    if (!base) return heap_.reserve(request.size);
+    heap_.insert(*base, request.size, true);
     return base;
 }
 
 std::optional<std::uint64_t> DriverPlacementModel::place(const PlacementRequest& request,
                                                          const std::map<std::uint64_t, std::uint64_t>& live,
                                                          std::size_t step) {
-    std::optional<std::uint64_t> address;
+    // One model serves several replays of a trace (a what-if first learns from an exact replay,
+    // the pool inference replays again): each is a process of its own and starts afresh.
+    if (step < lastStep_) restart();
+    lastStep_ = step;
+    heap_.sync(live);
     if (request.kind == PlacementRequest::Kind::Reservation) {
-        address = reservation(request, live, step);
-        if (address) reservations_[*address] = request.size;
-    } else {
-        address = sameStep(request, live, step);
-        if (!address) address = fresh(request.size, live);
+        const std::optional<std::uint64_t> base = reservation(request, live, step);
+        if (base) reservations_[*base] = request.size;
+        return base;
     }
-    if (address) frontier_ = frontier_ == 0 ? *address : std::min(frontier_, *address);
+    if (const std::optional<std::uint64_t> recorded = sameStep(request, live, step)) {
+        heap_.insert(*recorded, request.size, false);
+        return recorded;
+    }
+    const std::uint64_t address = heap_.allocate(request.size);
+    // The heap knows every range the replay holds, so this cannot collide; if it ever did, the
+    // simulated device's own placement decides rather than a corrupt answer.
+    if (overlapsLive(live, address, request.size)) return std::nullopt;
     return address;
 }
 

@@ -109,13 +109,14 @@ private slots:
     // held out of the fitting.
     void corpusIsComplete() {
         const std::vector<std::string> names = replaytest::DriverCorpus::names(corpusDir());
-        QCOMPARE(names.size(), std::size_t{18});
+        QCOMPARE(names.size(), std::size_t{22});
         int heldOut = 0;
         for (const std::string& name : names) {
             const replaytest::DriverSequence s = replaytest::DriverCorpus::load(corpusDir(), name);
             QCOMPARE(QString::fromStdString(s.gpu), QString("NVIDIA H200"));
             QVERIFY2(s.nvidiaSmi.find("580.159.04") != std::string::npos, s.nvidiaSmi.c_str());
-            QCOMPARE(s.runs, 5);
+            // The first 18 sequences ran 5 times; random_c..f, added to fit the model, 3 times.
+            QCOMPARE(s.runs, name.rfind("random_", 0) == 0 && name != "random_a" && name != "random_b" ? 3 : 5);
             int placements = 0;
             for (const replaytest::DriverCall& c : s.calls) placements += c.op == 'm' || c.op == 'r' ? 1 : 0;
             QCOMPARE(static_cast<std::size_t>(placements), s.measured.size());
@@ -196,27 +197,92 @@ private slots:
         }
     }
 
-    // DriverPlacementModel (fitted to PyTorch's recorded addresses, with no recording to reuse
-    // here) against the bare driver on the held-out sequences.
-    void modelOnHeldOutSequences() {
+    // What a PyTorch process adds: the fitted model, from a fresh process's heap, run on the
+    // segment calls of real train_gpt processes (H200). Their first ~30 segments land in holes
+    // the runtime left above the first one, which no fresh heap has, so their addresses are off
+    // (rup4 runs 1 and 3: from the 30th segment on every address is right until a 512 MiB one
+    // lands 96 MiB lower than modelled); yet the same-size order, which best fit depends on, is
+    // right in 47 to 50 of 59-61 decisions.
+    void modelOnPytorchProcesses_data() {
+        QTest::addColumn<QString>("run");
+        QTest::addColumn<int>("exact");
+        QTest::addColumn<int>("orderDecisions");
+        QTest::addColumn<int>("orderRight");
+        QTest::newRow("default 1") << "train_gpt__default.1" << 2 << 59 << 50;
+        QTest::newRow("default 2") << "train_gpt__default.2" << 2 << 59 << 50;
+        QTest::newRow("default 3") << "train_gpt__default.3" << 2 << 59 << 50;
+        QTest::newRow("rup4 1") << "train_gpt__rup4.1" << 39 << 61 << 49;
+        QTest::newRow("rup4 2") << "train_gpt__rup4.2" << 2 << 61 << 49;
+        QTest::newRow("rup4 3") << "train_gpt__rup4.3" << 39 << 61 << 47;
+    }
+    void modelOnPytorchProcesses() {
+        QFETCH(QString, run);
+        QFETCH(int, exact);
+        QFETCH(int, orderDecisions);
+        QFETCH(int, orderRight);
+        replaytest::DriverSequence s;
+        s.name = run.toStdString();
+        std::map<std::uint64_t, std::string> liveIds;  // driver address -> call id
+        int n = 0;
+        for (const SegmentEvent& e : pytorchRun(s.name)) {
+            replaytest::DriverCall c;
+            c.op = e.alloc ? 'm' : 'f';
+            if (e.alloc) {
+                c.id = "s" + std::to_string(n++);
+                c.a = e.size;
+                s.measured[c.id] = e.address;
+                s.sizes[c.id] = e.size;
+                liveIds[e.address] = c.id;
+            } else {
+                c.id = liveIds.at(e.address);
+                liveIds.erase(e.address);
+            }
+            s.calls.push_back(c);
+        }
+        const alloc::RecordedTrace none;
+        alloc::DriverPlacementModel model(none);
+        const replaytest::PlacementScore score = replaytest::DriverCorpus::score(s, model);
+        QCOMPARE(score.exact, exact);
+        QCOMPARE(score.orderDecisions, orderDecisions);
+        QCOMPARE(score.orderRight, orderRight);
+    }
+
+    // DriverPlacementModel with no recording to reuse (its DriverVaHeap alone, from a fresh
+    // process) against the bare driver: every placement after each sequence's first (which only
+    // fixes the origin) at the driver's address relative to the first, on the 16 sequences it
+    // was fitted to and on the 6 held out of the fitting.
+    void modelOnSequences_data() {
+        QTest::addColumn<bool>("heldOut");
+        QTest::addColumn<int>("placements");
+        QTest::addColumn<int>("orderDecisions");
+        QTest::newRow("fitted") << false << 1508 << 943;
+        QTest::newRow("held out") << true << 571 << 396;
+    }
+    void modelOnSequences() {
+        QFETCH(bool, heldOut);
+        QFETCH(int, placements);
+        QFETCH(int, orderDecisions);
         replaytest::PlacementScore total;
+        int sequences = 0;
         for (const std::string& name : replaytest::DriverCorpus::names(corpusDir())) {
             const replaytest::DriverSequence s = replaytest::DriverCorpus::load(corpusDir(), name);
-            if (!s.heldOut) continue;
+            if (s.heldOut != heldOut) continue;
             const alloc::RecordedTrace none;
             alloc::DriverPlacementModel model(none);
             const replaytest::PlacementScore score = replaytest::DriverCorpus::score(s, model);
             qInfo("%s: %d placements, %d at the driver's relative address, same-size order %d of %d", name.c_str(),
                   score.placements, score.exact, score.orderRight, score.orderDecisions);
+            QVERIFY2(score.exact == score.placements - 1, name.c_str());
+            ++sequences;
             total.placements += score.placements;
             total.exact += score.exact;
             total.orderDecisions += score.orderDecisions;
             total.orderRight += score.orderRight;
         }
-        QCOMPARE(total.placements, 571);
-        QCOMPARE(total.exact, 1);
-        QCOMPARE(total.orderDecisions, 396);
-        QCOMPARE(total.orderRight, 283);
+        QCOMPARE(total.placements, placements);
+        QCOMPARE(total.exact, placements - sequences);
+        QCOMPARE(total.orderDecisions, orderDecisions);
+        QCOMPARE(total.orderRight, orderDecisions);
     }
 };
 

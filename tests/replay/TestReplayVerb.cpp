@@ -8,6 +8,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include "tests/FileBytes.h"
@@ -92,6 +93,18 @@ private slots:
         const CliRun own = cli({trace("train_gpt__default.pickle"), "--gpu", "h100-80gb"});
         QCOMPARE(own.code, 0);
         QVERIFY2(!own.out.contains("address ties"), own.out.constData());  // exact: every address recorded
+    }
+
+    // A replay that leaves the recording (memory fraction 0.03 on an H200), recorded into a
+    // session: the driver model serves the session's replays one after another (this once failed
+    // with "map::at" from the model's bookkeeping).
+    void replayAtAFractionIntoASession() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const CliRun r = cli({trace("kv_growth_limited__default.pickle"), "--memory-fraction", "0.03", "--continue-after-oom",
+                              "--gpu", "h200-141gb", "--db", dir.filePath("s.allocscope")});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("device allocs 119, OOMs 0"), (r.out + r.err).constData());
     }
 
     // A ring buffer that overflowed: the first line of the report says the history is partial.

@@ -1,13 +1,17 @@
 // What-if replays: the program recorded under PyTorch's defaults (W__default), replayed under
-// another config C, against what PyTorch measured under C (W__C.json). The driver placement
-// model reaches every key on 8 of the 9 pairs, the reference model (recorded addresses only) on
-// 6; both reach peak reserved memory on all 9. train_gpt rup4 is out of reach (see
-// DriverPlacementModel.h).
+// another config C, against what PyTorch measured under C (W__C.json). Every pair's number of
+// differing memory_stats() keys is pinned, for the driver placement model and the reference
+// model: the driver model reaches every key on 8 of the 9 pairs (train_gpt rup4: 12 keys), the
+// reference model on 6; both reach peak reserved memory on all 9.
 #include <QtTest>
+
+#include <algorithm>
 
 #include "ReplayTestData.h"
 #include "allocator/config/ConfigParser.h"
+#include "allocator/device/GpuPresets.h"
 #include "allocator/replay/AddressTies.h"
+#include "allocator/replay/ConfigReplay.h"
 #include "allocator/replay/DriverPlacementModel.h"
 #include "allocator/replay/ReferencePlacement.h"
 #include "allocator/replay/TraceReplayer.h"
@@ -39,26 +43,27 @@ private slots:
     void pairs_data() {
         QTest::addColumn<QString>("workload");
         QTest::addColumn<QString>("config");
-        QTest::addColumn<bool>("exact");           // the driver model reaches every key
-        QTest::addColumn<bool>("referenceExact");  // the reference model does
+        // memory_stats() keys (of 122) the driver model's replay gets wrong; the reference model's.
+        QTest::addColumn<int>("differing");
+        QTest::addColumn<int>("referenceDiffering");
         // Best-fit ties the driver model's replay broke by an address it modelled (AddressTies), of all ties.
         QTest::addColumn<int>("modelledTies");
         QTest::addColumn<int>("ties");
-        QTest::newRow("frag101 expandable") << "frag101" << "expandable" << true << true << 0 << 0;
-        QTest::newRow("frag101 gc06_msplit256") << "frag101" << "gc06_msplit256" << true << true << 0 << 0;
-        QTest::newRow("frag101 msplit128") << "frag101" << "msplit128" << true << true << 0 << 0;
-        QTest::newRow("frag101 rup4") << "frag101" << "rup4" << true << true << 0 << 0;
-        QTest::newRow("train_gpt expandable") << "train_gpt" << "expandable" << true << true << 0 << 0;
-        QTest::newRow("train_gpt gc06_msplit256") << "train_gpt" << "gc06_msplit256" << true << false << 165 << 865;
-        QTest::newRow("train_gpt msplit128") << "train_gpt" << "msplit128" << true << false << 165 << 865;
-        QTest::newRow("train_gpt rup4") << "train_gpt" << "rup4" << false << false << 712 << 712;
-        QTest::newRow("kv_growth_limited expandable") << "kv_growth_limited" << "expandable" << true << true << 0 << 0;
+        QTest::newRow("frag101 expandable") << "frag101" << "expandable" << 0 << 0 << 0 << 0;
+        QTest::newRow("frag101 gc06_msplit256") << "frag101" << "gc06_msplit256" << 0 << 0 << 0 << 0;
+        QTest::newRow("frag101 msplit128") << "frag101" << "msplit128" << 0 << 0 << 0 << 0;
+        QTest::newRow("frag101 rup4") << "frag101" << "rup4" << 0 << 0 << 0 << 0;
+        QTest::newRow("train_gpt expandable") << "train_gpt" << "expandable" << 0 << 0 << 0 << 0;
+        QTest::newRow("train_gpt gc06_msplit256") << "train_gpt" << "gc06_msplit256" << 0 << 18 << 165 << 865;
+        QTest::newRow("train_gpt msplit128") << "train_gpt" << "msplit128" << 0 << 18 << 165 << 865;
+        QTest::newRow("train_gpt rup4") << "train_gpt" << "rup4" << 12 << 24 << 735 << 735;
+        QTest::newRow("kv_growth_limited expandable") << "kv_growth_limited" << "expandable" << 0 << 0 << 0 << 0;
     }
     void pairs() {
         QFETCH(QString, workload);
         QFETCH(QString, config);
-        QFETCH(bool, exact);
-        QFETCH(bool, referenceExact);
+        QFETCH(int, differing);
+        QFETCH(int, referenceDiffering);
         QFETCH(int, modelledTies);
         QFETCH(int, ties);
         const replaytest::GroundTruth base = replaytest::loadGroundTruth(workload + "__default");
@@ -70,31 +75,29 @@ private slots:
         alloc::DriverPlacementModel driver(traces.front());
         alloc::ReferencePlacement reference(traces.front());
         for (alloc::PlacementModel* model : {static_cast<alloc::PlacementModel*>(&driver), static_cast<alloc::PlacementModel*>(&reference)}) {
-            const bool want = model == &driver ? exact : referenceExact;
+            const int want = model == &driver ? differing : referenceDiffering;
             alloc::ReplayOptions options = replaytest::optionsFor(truth);
             options.placement = model;
             const alloc::ReplayResult result =
                 alloc::TraceReplayer::replayWhatIf(traces.front(), alloc::parseConfig(base.conf).config, options);
             QVERIFY(!result.unexpectedOomOp);
+            QCOMPARE(result.stats.reserved_bytes[alloc::kAggregate].peak, truth.stats.at("reserved_bytes.all.peak"));
+            const QString diff = replaytest::diffStats(truth.stats, result.stats);
+            const int wrong = diff.isEmpty() ? 0 : static_cast<int>(diff.count('\n')) + 1;
+            // Exactly the documented misses: more is a regression, fewer means the row (and the
+            // README's table) must be updated to the better figure.
+            QVERIFY2(wrong == want, qPrintable(QString("%1 keys differ, pinned %2\n%3").arg(wrong).arg(want).arg(diff)));
             if (model == &driver) {
                 qInfo("driver model: %s", result.addressTies.describe().c_str());
                 QCOMPARE(static_cast<int>(result.addressTies.modelled), modelledTies);
                 QCOMPARE(static_cast<int>(result.addressTies.total), ties);
-                if (!exact) {
+                if (differing != 0) {
                     // The first decision that rests on a modelled address is where this what-if
                     // leaves PyTorch's run (trace entry 133: the 12 MiB block of another segment).
                     QVERIFY(result.addressTies.firstModelled);
                     QCOMPARE(result.addressTies.firstModelled->tie.opIndex, std::uint64_t{103});
                     QCOMPARE(result.addressTies.firstModelled->entryIndex, std::size_t{133});
                 }
-            }
-            QCOMPARE(result.stats.reserved_bytes[alloc::kAggregate].peak, truth.stats.at("reserved_bytes.all.peak"));
-            const QString diff = replaytest::diffStats(truth.stats, result.stats);
-            if (want) {
-                QVERIFY2(diff.isEmpty(), qPrintable(diff));
-            } else {
-                // Documented as not reached; if a model improves, mark the row exact.
-                QVERIFY2(!diff.isEmpty(), "this pair is now exact: mark it so");
             }
         }
     }
@@ -166,6 +169,28 @@ private slots:
         const alloc::ReplayResult result = alloc::TraceReplayer::replayWhatIf(traces.front(), alloc::AllocatorConfig{}, options);
         QCOMPARE(result.emptyCacheSteps.size(), std::size_t{1});
         QCOMPARE(result.stats.num_sync_all_streams, 1);
+    }
+
+    // The Compare tab's "smallest GPU preset without an OOM" search: kv_growth_limited under its
+    // recorded config at memory fraction 0.03 on every preset, smallest first, where the recording
+    // has no address for most segments and the driver model places them among recorded ones
+    // (this once threw from the model's bookkeeping). The README's walk-through: h200-141gb.
+    void smallestPresetSearchAtAFraction() {
+        const auto traces = storage::importTraceFile((replaytest::tracesDir() + "/kv_growth_limited__default.pickle").toStdString());
+        std::vector<alloc::GpuPreset> presets = alloc::gpuPresets();
+        std::sort(presets.begin(), presets.end(), [](const auto& a, const auto& b) { return a.totalMemory < b.totalMemory; });
+        std::string smallest;
+        for (const alloc::GpuPreset& preset : presets) {
+            alloc::ReplayOptions options;
+            options.memoryFraction = 0.03;
+            options.totalMemory = preset.totalMemory;
+            options.otherMemory = preset.contextMemory;
+            options.continueAfterOom = true;
+            const alloc::ConfigReplay plan(traces.front(), alloc::AllocatorConfig{}, options);
+            const alloc::ReplayResult result = plan.run();
+            if (result.stats.num_ooms == 0 && smallest.empty()) smallest = preset.name;
+        }
+        QCOMPARE(QString::fromStdString(smallest), QString("h200-141gb"));
     }
 
     // A cap far below what the program needs: the replay stops at the first failing allocation.

@@ -160,6 +160,11 @@ def main():
         ("expandable_cycles", "fit", expandable_cycles(), "reservations mapped, released, made again"),
         ("random_a", "heldout", random_mix(1, 300), "seeded random mix (seed 1, 300 calls)"),
         ("random_b", "heldout", random_mix(2, 300), "seeded random mix (seed 2, 300 calls)"),
+        # Added on a second GPU run, to fit the rules for mixes without looking at random_a/b.
+        ("random_c", "fit", random_mix(3, 300), "seeded random mix (seed 3, 300 calls)"),
+        ("random_d", "fit", random_mix(4, 300), "seeded random mix (seed 4, 300 calls)"),
+        ("random_e", "fit", random_mix(5, 300), "seeded random mix (seed 5, 300 calls)"),
+        ("random_f", "fit", random_mix(6, 300), "seeded random mix (seed 6, 300 calls)"),
     ]
     for name, role, calls, what in synthetic:
         index.append((name, role, what))
