@@ -136,7 +136,7 @@ bool parseArgs(int argc, char** argv, Args& args) {
         if (name != "anchor" && name != "train_gpt" && !twoStreamMode(name)) {
             std::fprintf(stderr,
                          "bench_gpu_race: unknown sequence '%s' (anchor, train_gpt, two_stream, two_stream_events, "
-                         "two_stream_drv, two_stream_ctr, two_stream_nobar, two_stream_w64)\n",
+                         "two_stream_drv, two_stream_drvtail, two_stream_nobar, two_stream_w64)\n",
                          name.c_str());
             return false;
         }
