@@ -22,9 +22,10 @@
 //    whole queue with two queries instead of one per event;
 //  - Counters: the stream writes a per-stream sequence number into host-mapped memory
 //    (cuStreamWriteValue32, ordered after everything before it on the stream, as an event is), and
-//    a poll reads that number: a memory read instead of a runtime call. CountersNoBarrier writes
-//    with CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER (no memory fence before the write: measured
-//    for the host cost only, see the README), Counters64 with cuStreamWriteValue64.
+//    a poll reads that number: a memory read instead of a runtime call. Counters64 writes with
+//    cuStreamWriteValue64. CountersNoBarrier asks for CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER (no
+//    fence before the write, so not a safe reuse signal): the H200's driver refuses the flag on
+//    the v2 entry point and the mode falls back to Events; kept so the race says so.
 // A mode whose driver entry points or stream memory operations are missing falls back to Events.
 // With timing on it adds up the nanoseconds spent recording and polling (the race's breakdown
 // pass); off, it reads no clock.
