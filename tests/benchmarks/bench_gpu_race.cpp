@@ -41,6 +41,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -131,8 +133,10 @@ bool parseArgs(int argc, char** argv, Args& args) {
         }
     }
     for (const std::string& name : args.sequences) {
-        if (name != "anchor" && name != "train_gpt" && name != "two_stream" && name != "two_stream_events") {
-            std::fprintf(stderr, "bench_gpu_race: unknown sequence '%s' (anchor, train_gpt, two_stream, two_stream_events)\n",
+        if (name != "anchor" && name != "train_gpt" && !twoStreamMode(name)) {
+            std::fprintf(stderr,
+                         "bench_gpu_race: unknown sequence '%s' (anchor, train_gpt, two_stream, two_stream_events, "
+                         "two_stream_drv, two_stream_drvtail, two_stream_nobar, two_stream_w64)\n",
                          name.c_str());
             return false;
         }
@@ -152,8 +156,7 @@ bool parseArgs(int argc, char** argv, Args& args) {
 // The named sequence with `ops` operations; nullopt (after saying why) if its input is unreadable.
 [[maybe_unused]] std::optional<RaceOps> buildSequence(const std::string& name, const Args& args) {
     if (name == "anchor") return makeRaceOps(args.ops);
-    if (name == "two_stream") return makeTwoStreamOps(args.ops);
-    if (name == "two_stream_events") {
+    if (twoStreamMode(name)) {
         RaceOps race = makeTwoStreamOps(args.ops);
         race.name = name;
         return race;
@@ -212,8 +215,8 @@ struct Contest {
     CudaDevice cuda{CudaDeviceOptions{0, false, nullptr, true}};
     CountingSink cudaSink;
     CachingAllocator ours;
-    RaceEventQueue cudaCounters{RaceEventQueue::Mode::Counters};  // two_stream
-    RaceEventQueue cudaEvents{RaceEventQueue::Mode::Events};      // two_stream_events, as c10 does it
+    // One completion queue per two_stream mechanism (twoStreamMode), made when first raced.
+    std::map<RaceEventQueue::Mode, std::unique_ptr<RaceEventQueue>> completions;
     SimulatedDevice sim;
     CountingSink simSink;
     CachingAllocator simulated;
@@ -251,12 +254,14 @@ bool raceSequence(Contest& contest, const RaceOps& race, const Args& args, const
                 race.timedOps(n), race.idCount, args.passes, configName.c_str(), args.smoke ? " (smoke: no timing claims)" : "");
 
     // How AllocScope's side learns that a use stream has passed a free (RaceStreams.h).
-    RaceEventQueue& completions = race.name == "two_stream_events" ? contest.cudaEvents : contest.cudaCounters;
+    const RaceEventQueue::Mode mode = twoStreamMode(race.name).value_or(RaceEventQueue::Mode::Events);
+    std::unique_ptr<RaceEventQueue>& queue = contest.completions[mode];
+    if (!queue) queue = std::make_unique<RaceEventQueue>(mode);
+    RaceEventQueue& completions = *queue;
     AllocScopeSide<RaceEventQueue> ours(contest.ours, completions, &contest.streams, contest.handles);
     if (race.streams) {
-        std::printf("sequence %s: AllocScope learns of passed frees by %s\n", race.name.c_str(),
-                    completions.mode() == RaceEventQueue::Mode::Counters ? "stream-written counters (cuStreamWriteValue32)"
-                                                                         : "events (cudaEventRecord / cudaEventQuery, as c10)");
+        std::printf("sequence %s: AllocScope learns of passed frees by %s%s\n", race.name.c_str(), describeMode(completions.mode()),
+                    completions.mode() != mode ? " (fallback: the wanted mechanism is missing here)" : "");
     }
     AllocScopeSide<SimulatedEvents> sim(contest.simulated, contest.simEvents, nullptr, contest.handles);
     std::vector<std::uint64_t> oursSlots(race.idCount, 0), simSlots(race.idCount, 0);
@@ -354,7 +359,7 @@ bool raceSequence(Contest& contest, const RaceOps& race, const Args& args, const
     std::printf("breakdown %s cuda: instrumented pass %.1f ns/op = allocator calls %.1f + %s record %.1f (%llu) + "
                 "poll %.1f (%llu queries) + pending completions %.1f + loop rest\n",
                 race.name.c_str(), oursInstrumented, perOp(oursTimed.times.allocatorNs),
-                completions.mode() == RaceEventQueue::Mode::Counters ? "counter" : "event", perOp(events.recordNs - eventsBefore.recordNs), static_cast<unsigned long long>(events.recorded - eventsBefore.recorded),
+                completions.counting() ? "counter" : "event", perOp(events.recordNs - eventsBefore.recordNs), static_cast<unsigned long long>(events.recorded - eventsBefore.recorded),
                 perOp(queryNs - completeNs), static_cast<unsigned long long>(events.queries - eventsBefore.queries),
                 perOp(completeNs));
     std::printf("breakdown %s simulated: instrumented pass %.1f ns/op = allocator calls %.1f + loop rest\n", race.name.c_str(),

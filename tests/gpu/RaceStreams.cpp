@@ -1,5 +1,6 @@
 #include "tests/gpu/RaceStreams.h"
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include <atomic>
@@ -76,8 +77,24 @@ void RaceStreams::release() {
     for (int i = 1; i <= 2; ++i) check(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(handles_[i])), "cudaStreamSynchronize");
 }
 
-// cuStreamWriteValue32 (driver ABI 12.0), fetched through the runtime: libcuda is never linked.
-using WriteValue32 = int (*)(cudaStream_t stream, std::uint64_t address, std::uint32_t value, unsigned int flags);
+// Driver entry points (ABI 12.0), fetched through the runtime: libcuda is never linked. The
+// runtime's handles are the driver's (cudaStream_t is CUstream, cudaEvent_t is CUevent).
+using WriteValue32 = CUresult (*)(CUstream stream, CUdeviceptr address, cuuint32_t value, unsigned int flags);
+using WriteValue64 = CUresult (*)(CUstream stream, CUdeviceptr address, cuuint64_t value, unsigned int flags);
+using EventRecord = CUresult (*)(CUevent event, CUstream stream);
+using EventQuery = CUresult (*)(CUevent event);
+
+template <typename Fn>
+Fn driverEntry(const char* symbol) {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion(symbol, &fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess) {
+        cudaGetLastError();
+        return nullptr;
+    }
+    return reinterpret_cast<Fn>(fn);
+}
 
 // A free waiting for its use stream: an event, or the sequence number the stream will write.
 struct Waiting {
@@ -100,26 +117,38 @@ class RaceEventQueue::State {
 public:
     std::vector<cudaEvent_t> free;  // the event pool (PyTorch's EventPool)
     std::vector<StreamQueue> queues;
-    WriteValue32 writeValue = nullptr;
-    std::uint32_t* counters = nullptr;  // kMaxCounterStreams words of mapped host memory
+    WriteValue32 write32 = nullptr;
+    WriteValue64 write64 = nullptr;
+    unsigned int writeFlags = 0;
+    EventRecord eventRecord = nullptr;
+    EventQuery eventQuery = nullptr;
+    // kMaxCounterStreams 8-byte slots of mapped host memory; a 32-bit counter is a slot's low
+    // word, which a 64-bit write fills too (x86-64 is little-endian, numbers stay below 2^32).
+    std::uint64_t* counters = nullptr;
     std::uint64_t countersDevice = 0;
 
-    // Counters mode: the driver entry point, mapped host memory, and one write that works.
-    bool setUpCounters() {
-        void* fn = nullptr;
-        cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-        if (cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
-            found != cudaDriverEntryPointSuccess || fn == nullptr) {
-            cudaGetLastError();
-            return false;
+    bool setUpDriverEvents() {
+        eventRecord = driverEntry<EventRecord>("cuEventRecord");
+        eventQuery = driverEntry<EventQuery>("cuEventQuery");
+        return eventRecord != nullptr && eventQuery != nullptr;
+    }
+
+    // Counters modes: the driver entry point, mapped host memory, and one write that works.
+    bool setUpCounters(Mode mode) {
+        if (mode == Mode::Counters64) {
+            write64 = driverEntry<WriteValue64>("cuStreamWriteValue64");
+            if (write64 == nullptr) return false;
+        } else {
+            write32 = driverEntry<WriteValue32>("cuStreamWriteValue32");
+            if (write32 == nullptr) return false;
+            writeFlags = mode == Mode::CountersNoBarrier ? CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER : CU_STREAM_WRITE_VALUE_DEFAULT;
         }
-        writeValue = reinterpret_cast<WriteValue32>(fn);
         void* host = nullptr;
-        if (cudaHostAlloc(&host, kMaxCounterStreams * sizeof(std::uint32_t), cudaHostAllocMapped) != cudaSuccess) {
+        if (cudaHostAlloc(&host, kMaxCounterStreams * sizeof(std::uint64_t), cudaHostAllocMapped) != cudaSuccess) {
             cudaGetLastError();
             return false;
         }
-        counters = static_cast<std::uint32_t*>(host);
+        counters = static_cast<std::uint64_t*>(host);
         for (std::size_t i = 0; i < kMaxCounterStreams; ++i) counters[i] = 0;
         void* device = nullptr;
         if (cudaHostGetDevicePointer(&device, host, 0) != cudaSuccess) {
@@ -128,10 +157,31 @@ public:
         }
         countersDevice = reinterpret_cast<std::uint64_t>(device);
         // Stream memory operations can be disabled on a platform: try one.
-        if (writeValue(nullptr, countersDevice, 0, 0) != 0 || cudaDeviceSynchronize() != cudaSuccess) {
+        if (write(nullptr, countersDevice, 0) != CUDA_SUCCESS || cudaDeviceSynchronize() != cudaSuccess) {
             cudaGetLastError();
             return false;
         }
+        return true;
+    }
+
+    CUresult write(cudaStream_t stream, std::uint64_t address, std::uint32_t value) const {
+        return write64 != nullptr ? write64(stream, address, value, 0) : write32(stream, address, value, writeFlags);
+    }
+
+    // True when every piece of work before the event on its stream is done.
+    bool ready(cudaEvent_t e) const {
+        if (eventQuery != nullptr) {
+            const CUresult status = eventQuery(e);
+            if (status == CUDA_ERROR_NOT_READY) return false;
+            if (status != CUDA_SUCCESS) throw std::runtime_error("cuEventQuery failed: " + std::to_string(status));
+            return true;
+        }
+        const cudaError_t status = cudaEventQuery(e);
+        if (status == cudaErrorNotReady) {
+            cudaGetLastError();  // as c10 does: "not ready" must not linger as the last error
+            return false;
+        }
+        check(status, "cudaEventQuery");
         return true;
     }
 
@@ -154,20 +204,32 @@ public:
         StreamQueue& q = queues.emplace_back();
         q.stream = stream;
         if (counters != nullptr) {
-            q.reached = counters + (queues.size() - 1);
-            q.device = countersDevice + (queues.size() - 1) * sizeof(std::uint32_t);
+            q.reached = reinterpret_cast<volatile std::uint32_t*>(counters + (queues.size() - 1));
+            q.device = countersDevice + (queues.size() - 1) * sizeof(std::uint64_t);
         }
         return q;
     }
 };
 
 RaceEventQueue::RaceEventQueue(Mode wanted) : state_(std::make_unique<State>()) {
-    if (wanted == Mode::Counters && state_->setUpCounters()) {
-        mode_ = Mode::Counters;
-    } else {
-        mode_ = Mode::Events;
-        if (state_->counters != nullptr) cudaFreeHost(state_->counters);
-        state_->counters = nullptr;
+    mode_ = Mode::Events;
+    State& s = *state_;
+    if (wanted == Mode::DriverEvents || wanted == Mode::DriverEventsTail) {
+        if (s.setUpDriverEvents()) {
+            mode_ = wanted;
+        } else {
+            s.eventRecord = nullptr;
+            s.eventQuery = nullptr;
+        }
+    } else if (wanted != Mode::Events) {
+        if (s.setUpCounters(wanted)) {
+            mode_ = wanted;
+        } else {
+            if (s.counters != nullptr) cudaFreeHost(s.counters);
+            s.counters = nullptr;
+            s.write32 = nullptr;
+            s.write64 = nullptr;
+        }
     }
 }
 
@@ -183,16 +245,21 @@ RaceEventQueue::~RaceEventQueue() {
 
 void RaceEventQueue::record(std::uint64_t stream, std::uint64_t address) {
     const std::uint64_t start = timing_ ? nowNs() : 0;
-    auto* s = reinterpret_cast<cudaStream_t>(stream);
-    StreamQueue& q = state_->queue(s);
+    State& s = *state_;
+    auto* cs = reinterpret_cast<cudaStream_t>(stream);
+    StreamQueue& q = s.queue(cs);
     Waiting waiting;
     waiting.address = address;
-    if (mode_ == Mode::Counters) {
+    if (counting()) {
         waiting.sequence = ++q.issued;
-        if (state_->writeValue(s, q.device, waiting.sequence, 0) != 0) throw std::runtime_error("cuStreamWriteValue32 failed");
+        if (s.write(cs, q.device, waiting.sequence) != CUDA_SUCCESS) throw std::runtime_error("cuStreamWriteValue failed");
     } else {
-        waiting.event = state_->event();
-        check(cudaEventRecord(waiting.event, s), "cudaEventRecord");
+        waiting.event = s.event();
+        if (s.eventRecord != nullptr) {
+            if (s.eventRecord(waiting.event, cs) != CUDA_SUCCESS) throw std::runtime_error("cuEventRecord failed");
+        } else {
+            check(cudaEventRecord(waiting.event, cs), "cudaEventRecord");
+        }
     }
     q.waiting.push_back(waiting);
     ++outstanding_;
@@ -204,23 +271,30 @@ void RaceEventQueue::record(std::uint64_t stream, std::uint64_t address) {
 
 void RaceEventQueue::poll(Complete complete, void* context) {
     const std::uint64_t start = timing_ ? nowNs() : 0;
-    for (StreamQueue& q : state_->queues) {
+    State& s = *state_;
+    const bool counters = counting();
+    const bool tail = mode_ == Mode::DriverEventsTail;
+    for (StreamQueue& q : s.queues) {
         // Counters: the stream has passed every number up to `reached` (wrap-safe comparison).
         const std::uint32_t reached = q.reached != nullptr ? *q.reached : 0;
-        if (timing_ && q.reached != nullptr && !q.waiting.empty()) ++times_.queries;
+        if (timing_ && counters && !q.waiting.empty()) ++times_.queries;
+        bool allReady = false;   // Tail: the newest waiting event is complete, so every older one is
+        bool askedBack = !tail;  // the newest is asked at most once a poll
         while (!q.waiting.empty()) {
             const Waiting& front = q.waiting.front();
-            if (mode_ == Mode::Counters) {
+            if (counters) {
                 if (static_cast<std::int32_t>(reached - front.sequence) < 0) break;
             } else {
-                const cudaError_t status = cudaEventQuery(front.event);
-                if (timing_) ++times_.queries;
-                if (status == cudaErrorNotReady) {
-                    cudaGetLastError();  // as c10 does: "not ready" must not linger as the last error
-                    break;
+                if (!allReady) {
+                    if (timing_) ++times_.queries;
+                    if (!s.ready(front.event)) break;
+                    if (!askedBack && q.waiting.size() > 1) {
+                        askedBack = true;
+                        if (timing_) ++times_.queries;
+                        allReady = s.ready(q.waiting.back().event);
+                    }
                 }
-                check(status, "cudaEventQuery");
-                state_->free.push_back(front.event);
+                s.free.push_back(front.event);
             }
             const std::uint64_t address = front.address;
             q.waiting.pop_front();

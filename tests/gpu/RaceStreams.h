@@ -11,18 +11,28 @@
 //
 // RaceEventQueue is what PyTorch's insert_events / process_events do for c10 (one FIFO per
 // stream, polled before each malloc), for an allocator that is told of completed frees
-// (CachingAllocator::completePendingFree). Two ways to learn that a use stream has passed a free:
+// (CachingAllocator::completePendingFree). Ways to learn that a use stream has passed a free
+// (Mode; every one gives the same answer at every poll, the race's MATCH checks say so):
 //  - Events: as c10 does, a pooled cudaEvent recorded at the free, cudaEventQuery at each poll
-//    (a runtime call of ~200 ns on the H200 host, per stream with a waiting free, per malloc);
+//    (a runtime call of ~250 ns on the H200 host, per stream with a waiting free, per malloc);
+//  - DriverEvents: the same events, recorded and queried through the driver's cuEventRecord /
+//    cuEventQuery (entry points fetched through the runtime), without the runtime's per-call
+//    wrapping; DriverEventsTail also asks the newest waiting event of a stream once the oldest
+//    is ready: events of one stream complete in order, so a ready newest one completes the
+//    whole queue with two queries instead of one per event;
 //  - Counters: the stream writes a per-stream sequence number into host-mapped memory
 //    (cuStreamWriteValue32, ordered after everything before it on the stream, as an event is), and
-//    a poll reads that number: a memory read instead of a runtime call. Same answer at every
-//    poll (the race's MATCH checks say so); falls back to events where the driver lacks stream
-//    memory operations.
+//    a poll reads that number: a memory read instead of a runtime call. Counters64 writes with
+//    cuStreamWriteValue64. CountersNoBarrier asks for CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER (no
+//    fence before the write, so not a safe reuse signal): the H200's driver refuses the flag on
+//    the v2 entry point and the mode falls back to Events; kept so the race says so.
+// A mode whose driver entry points or stream memory operations are missing falls back to Events.
 // With timing on it adds up the nanoseconds spent recording and polling (the race's breakdown
 // pass); off, it reads no clock.
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 
 namespace allocscope::gpu {
 
@@ -56,8 +66,8 @@ class RaceEventQueue {
 public:
     using Complete = void (*)(void* context, std::uint64_t address);
 
-    enum class Mode { Events, Counters };
-    // Counters needs stream memory operations; without them the queue uses events (mode()).
+    enum class Mode { Events, DriverEvents, DriverEventsTail, Counters, CountersNoBarrier, Counters64 };
+    // Falls back to Events where the mode's driver entry points are missing (mode()).
     explicit RaceEventQueue(Mode wanted);
     ~RaceEventQueue();  // destroys every event and the counters' memory; never throws
     RaceEventQueue(const RaceEventQueue&) = delete;
@@ -69,6 +79,7 @@ public:
     void poll(Complete complete, void* context);
     bool idle() const { return outstanding_ == 0; }
     Mode mode() const { return mode_; }
+    bool counting() const { return mode_ == Mode::Counters || mode_ == Mode::CountersNoBarrier || mode_ == Mode::Counters64; }
     // Forgets every outstanding event (the allocator completed its frees itself: empty_cache).
     void clear();
 
@@ -84,5 +95,32 @@ private:
     bool timing_ = false;
     RaceEventTimes times_;
 };
+
+// What a mode does, for the race's log.
+inline const char* describeMode(RaceEventQueue::Mode mode) {
+    using Mode = RaceEventQueue::Mode;
+    switch (mode) {
+    case Mode::Events: return "events (cudaEventRecord / cudaEventQuery, as c10)";
+    case Mode::DriverEvents: return "driver events (cuEventRecord / cuEventQuery)";
+    case Mode::DriverEventsTail: return "driver events, newest asked once the oldest is ready (cuEventRecord / cuEventQuery)";
+    case Mode::Counters: return "stream-written counters (cuStreamWriteValue32)";
+    case Mode::CountersNoBarrier: return "stream-written counters without memory barrier (cuStreamWriteValue32, NO_MEMORY_BARRIER)";
+    case Mode::Counters64: return "stream-written counters (cuStreamWriteValue64)";
+    }
+    return "?";
+}
+
+// The race's two_stream sequences: the same ops, each with its own completion mechanism.
+// nullopt: not a two_stream sequence.
+inline std::optional<RaceEventQueue::Mode> twoStreamMode(const std::string& sequence) {
+    using Mode = RaceEventQueue::Mode;
+    if (sequence == "two_stream") return Mode::Counters;  // the cheapest measured on the H200 (README)
+    if (sequence == "two_stream_events") return Mode::Events;
+    if (sequence == "two_stream_drv") return Mode::DriverEvents;
+    if (sequence == "two_stream_drvtail") return Mode::DriverEventsTail;
+    if (sequence == "two_stream_nobar") return Mode::CountersNoBarrier;
+    if (sequence == "two_stream_w64") return Mode::Counters64;
+    return std::nullopt;
+}
 
 }  // namespace allocscope::gpu

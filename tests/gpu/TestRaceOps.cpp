@@ -3,7 +3,10 @@
 // come every 64 allocations and frees), and the canonical layout order must ignore where segments lie but nothing else.
 #include <QtTest>
 
+#include <iterator>
+#include <optional>
 #include <set>
+#include <string>
 
 #include "allocator/core/CachingAllocator.h"
 #include "allocator/device/SimulatedDevice.h"
@@ -146,6 +149,28 @@ private slots:
         QVERIFY(ns > 0);
         QVERIFY(!side2.failed);
         QCOMPARE(fresh.stats().allocation[kAggregate].current, std::int64_t{0});
+    }
+
+    // Each two_stream sequence races one completion mechanism; two_stream itself the cheapest one
+    // measured (counters), two_stream_events c10's own (runtime events), names outside the
+    // family none.
+    void twoStreamSequencesEachNameOneMechanism() {
+        using Mode = RaceEventQueue::Mode;
+        const char* names[] = {"two_stream", "two_stream_events", "two_stream_drv", "two_stream_drvtail", "two_stream_nobar",
+                               "two_stream_w64"};
+        std::set<Mode> modes;
+        for (const char* name : names) {
+            const std::optional<Mode> mode = twoStreamMode(name);
+            QVERIFY2(mode.has_value(), name);
+            modes.insert(*mode);
+            QVERIFY(std::string(describeMode(*mode)) != "?");
+        }
+        QCOMPARE(modes.size(), std::size(names));
+        QCOMPARE(*twoStreamMode("two_stream"), Mode::Counters);
+        QCOMPARE(*twoStreamMode("two_stream_events"), Mode::Events);
+        QVERIFY(!twoStreamMode("anchor"));
+        QVERIFY(!twoStreamMode("train_gpt"));
+        QVERIFY(!twoStreamMode("two_stream_bogus"));
     }
 
     void canonicalOrderIgnoresAddressesOnly() {

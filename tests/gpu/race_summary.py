@@ -44,17 +44,17 @@ def main(paths):
     if not results:
         print("no RESULT lines: nothing raced")
         return 1
-    print(f"{'sequence':<11} {'config':<25} {'backend':<11} {'n':>2}  {'best ns/op min med max':>27}  "
+    print(f"{'sequence':<17} {'config':<25} {'backend':<11} {'n':>2}  {'best ns/op min med max':>27}  "
           f"{'ratio(best) min med max':>23}  {'ratio(median pass) min med max':>30}")
     for (seq, config, backend), rows in sorted(results.items()):
         best = [r[0] for r in rows]
         rbest = [r[2] for r in rows]
         rmed = [r[3] for r in rows]
-        print(f"{seq:<11} {config:<25} {backend:<11} {len(rows):>2}  {min(best):8.1f} {statistics.median(best):8.1f} "
+        print(f"{seq:<17} {config:<25} {backend:<11} {len(rows):>2}  {min(best):8.1f} {statistics.median(best):8.1f} "
               f"{max(best):8.1f}  {spread(rbest):>23}  {spread(rmed):>30}")
     print("fidelity checks (stats + layout after the passes and mid-sequence, json compare):")
     for (seq, config), (match, total) in sorted(checks.items()):
-        print(f"  {seq:<11} {config:<25} MATCH {match}/{total}")
+        print(f"  {seq:<17} {config:<25} MATCH {match}/{total}")
     for line in diffs[:10]:
         print("  " + line)
     print(f"target: AllocScope on CUDA, ratio of best passes: median <= {TARGET_MEDIAN} and max <= {TARGET_MAX}")
@@ -65,7 +65,7 @@ def main(paths):
         med, top = statistics.median(ratios), max(ratios)
         verdict = "MET" if med <= TARGET_MEDIAN and top <= TARGET_MAX else (
             f"NOT MET (median {med:.3f} is {med - TARGET_MEDIAN:+.3f}, max {top:.3f} is {top - TARGET_MAX:+.3f} from the target)")
-        print(f"  {seq:<11} {config:<25} {verdict}")
+        print(f"  {seq:<17} {config:<25} {verdict}")
     return 0
 
 

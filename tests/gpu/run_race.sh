@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU race against PyTorch's c10 allocator, repeated: RUNS fresh processes per configuration
-# (default, expandable_segments:True), alternating, each racing four op sequences (anchor,
-# train_gpt, two_stream, two_stream_events) with c10, AllocScope on CudaDevice and AllocScope on SimulatedDevice
+# (default, expandable_segments:True), alternating, each racing the op sequences in SEQUENCES
+# (default anchor,train_gpt,two_stream,two_stream_events; the other two_stream mechanisms:
+# two_stream_drv, two_stream_drvtail, two_stream_nobar, two_stream_w64) with c10, AllocScope on CudaDevice and AllocScope on SimulatedDevice
 # interleaved (tests/benchmarks/bench_gpu_race.cpp). Writes OUTDIR/summary.txt: the machine,
 # min / median / max over the processes of each backend's best pass and of its ratio to c10
 # (best pass / c10's best pass in the same process), the MATCH count of every fidelity check,
@@ -20,6 +21,7 @@ OUT=${1:?usage: run_race.sh OUTDIR [quick|full] [RUNS]}
 MODE=${2:-full}
 RUNS=${3:-5}
 BUDGET_S=${BUDGET_S:-480}
+SEQUENCES=${SEQUENCES:-anchor,train_gpt,two_stream,two_stream_events}
 START=$(date +%s)
 ROOT=$(cd "${SRC:-.}" && pwd)
 B=${B:-$ROOT/build-race}
@@ -64,7 +66,7 @@ say "built in $(( $(date +%s) - START )) s"
 
 ARGS=""
 if [ "$MODE" = quick ]; then ARGS="--ops 100000 --passes 2"; RUNS=1; fi
-say "== race: $RUNS processes per configuration, alternating ($MODE: ${ARGS:-1,000,000 ops a sequence, 5 passes})"
+say "== race: $RUNS processes per configuration, alternating ($MODE: ${ARGS:-1,000,000 ops a sequence, 5 passes}; $SEQUENCES)"
 ran=0
 for run in $(seq 1 "$RUNS"); do
     for conf in "" "expandable_segments:True"; do
@@ -76,14 +78,14 @@ for run in $(seq 1 "$RUNS"); do
         [ "$run" = 1 ] && extra=""
         mkdir -p "$LOGS/stats_${name}_$run"
         t0=$(date +%s)
-        PYTORCH_CUDA_ALLOC_CONF="$conf" timeout 240 "$RACE" $ARGS $extra --stats-dir "$LOGS/stats_${name}_$run" \
+        PYTORCH_CUDA_ALLOC_CONF="$conf" timeout 240 "$RACE" $ARGS $extra --sequences "$SEQUENCES" --stats-dir "$LOGS/stats_${name}_$run" \
             >"$LOGS/race_${name}_$run.txt" 2>&1
         rc=$?
         echo "exit $rc" >>"$LOGS/race_${name}_$run.txt"
         say "run $run $name: exit $rc in $(( $(date +%s) - t0 )) s"
         [ "$rc" = 0 ] || tail -5 "$LOGS/race_${name}_$run.txt" | tee -a "$SUMMARY"
         ran=$((ran + 1))
-        for seq in anchor train_gpt two_stream two_stream_events; do
+        for seq in ${SEQUENCES//,/ }; do
             if [ -f "$LOGS/stats_${name}_$run/${seq}_c10_stats.json" ]; then
                 python3 "$ROOT/tests/gpu/compare_stats.py" "$LOGS/stats_${name}_$run/${seq}_c10_stats.json" \
                     "$LOGS/stats_${name}_$run/${seq}_allocscope_stats.json" --quiet >/dev/null 2>&1 \
