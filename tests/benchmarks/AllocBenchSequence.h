@@ -36,8 +36,22 @@ inline constexpr std::uint64_t kBenchSeed = 0xA110C5C09Eull;
 inline constexpr std::size_t kBenchMaxLive = 400;
 inline constexpr std::uint64_t kBenchMaxLiveBytes = 6ull << 30;
 
-inline std::vector<BenchOp> makeBenchSequence(std::size_t count, std::uint64_t seed = kBenchSeed) {
+// One request of the anchor size mix (three draws from `rng` at most, in this order).
+inline std::uint64_t anchorSize(SplitMix64& rng) {
     constexpr double kMiB = 1048576.0;
+    const double pick = rng.unit();
+    double bytes = 0;
+    if (pick < 0.50) {
+        bytes = std::exp(std::log(512.0) + rng.unit() * (std::log(kMiB) - std::log(512.0)));
+    } else if (pick < 0.92) {
+        bytes = kMiB + rng.unit() * 19.0 * kMiB;
+    } else {
+        bytes = 20.0 * kMiB + rng.unit() * 236.0 * kMiB;
+    }
+    return static_cast<std::uint64_t>(bytes);
+}
+
+inline std::vector<BenchOp> makeBenchSequence(std::size_t count, std::uint64_t seed = kBenchSeed) {
     SplitMix64 rng(seed);
     std::vector<BenchOp> ops;
     ops.reserve(count);
@@ -47,16 +61,7 @@ inline std::vector<BenchOp> makeBenchSequence(std::size_t count, std::uint64_t s
         const bool canAlloc = liveSizes.size() < kBenchMaxLive && liveBytes < kBenchMaxLiveBytes;
         const bool alloc = liveSizes.empty() || (canAlloc && rng.unit() < 0.5);
         if (alloc) {
-            const double pick = rng.unit();
-            double bytes = 0;
-            if (pick < 0.50) {
-                bytes = std::exp(std::log(512.0) + rng.unit() * (std::log(kMiB) - std::log(512.0)));
-            } else if (pick < 0.92) {
-                bytes = kMiB + rng.unit() * 19.0 * kMiB;
-            } else {
-                bytes = 20.0 * kMiB + rng.unit() * 236.0 * kMiB;
-            }
-            const auto size = static_cast<std::uint64_t>(bytes);
+            const std::uint64_t size = anchorSize(rng);
             ops.push_back({true, size, 0});
             liveSizes.push_back(size);
             liveBytes += size;

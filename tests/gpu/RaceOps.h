@@ -147,7 +147,6 @@ inline RaceOps raceOpsFromTrace(const alloc::RecordedTrace& trace, std::size_t c
 // the events recorded before it complete, the ones after it cannot yet. So
 // which frees are still pending at each malloc is the same in every run and every backend.
 inline RaceOps makeTwoStreamOps(std::size_t count, std::uint64_t seed = bench::kBenchSeed ^ 0x5157ull) {
-    constexpr double kMiB = 1048576.0;
     RaceOps race;
     race.name = "two_stream";
     race.streams = true;
@@ -164,16 +163,7 @@ inline RaceOps makeTwoStreamOps(std::size_t count, std::uint64_t seed = bench::k
         }
         const bool canAlloc = live.size() < bench::kBenchMaxLive && liveBytes < bench::kBenchMaxLiveBytes;
         if (live.empty() || (canAlloc && rng.unit() < 0.5)) {
-            const double pick = rng.unit();
-            double bytes = 0;
-            if (pick < 0.50) {
-                bytes = std::exp(std::log(512.0) + rng.unit() * (std::log(kMiB) - std::log(512.0)));
-            } else if (pick < 0.92) {
-                bytes = kMiB + rng.unit() * 19.0 * kMiB;
-            } else {
-                bytes = 20.0 * kMiB + rng.unit() * 236.0 * kMiB;
-            }
-            const auto size = static_cast<std::uint64_t>(bytes);
+            const std::uint64_t size = bench::anchorSize(rng);
             const std::uint8_t stream = rng.unit() < 0.5 ? 1 : 2;
             const std::uint32_t id = race.idCount++;
             race.ops.push_back({size, id, RaceKind::Alloc, stream});
