@@ -11,12 +11,12 @@
 //   recorded segment opened a chunk there, at the top of a released range);
 // - RuntimeReleased: the runtime's region above the first new chunk went back (a recorded segment
 //   landed in it).
-// The recording only bounds *when* a change happened: after the recorded placement before it,
-// at the latest just before the one that showed it. Each change is moved to the earliest step at
-// which the rules still reproduce every recorded placement they reproduced: a what-if's process
-// makes other calls at other steps, and a change dated too late would leave it a state the real
-// process no longer had. A what-if replay then starts from the same fresh heap and applies each
-// change when its step comes (DriverPlacementModel).
+// The recording only bounds *when* a change happened: before the placement that showed it, and
+// after every earlier placement it would have moved. Each change is dated at the earliest step
+// (not before the change before it) at which the rules still reproduce every recorded placement
+// they reproduced: a what-if's process makes other calls at other steps, and a change dated too
+// late would leave it a state the real process no longer had. A what-if replay then starts from
+// the same fresh heap and applies each change when its step comes (DriverPlacementModel).
 //
 // Only the recording is used, never what the what-if config measured.
 #include <cstddef>
