@@ -1,5 +1,8 @@
 #include "allocator/replay/HiddenRangeCalibration.h"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "allocator/replay/TraceSteps.h"
 
 namespace allocscope::alloc {
@@ -45,8 +48,12 @@ std::optional<HiddenRangeCalibration> HiddenRangeCalibration::fromRecording(cons
     // The first segment opened the fresh process's first new chunk, which ends 384 MiB below
     // the heap's top (DriverVaHeap::startFreshProcess).
     const SegmentCall& first = calibration.calls_.front();
+    // Addresses no driver hands out: the heap's top and its runtime chunks would pass 2^64.
+    if (first.size > UINT64_MAX / 2 || first.base > UINT64_MAX - chunkOf(first.size) - 16 * DriverVaHeap::kChunk) {
+        return std::nullopt;
+    }
     calibration.top_ = first.base + chunkOf(first.size) + 12 * DriverVaHeap::kChunk;
-    calibration.infer();
+    if (!calibration.infer()) return std::nullopt;
     calibration.moveEarlier();
     return calibration;
 }
@@ -75,7 +82,7 @@ std::optional<std::vector<HiddenRangeCalibration::Change>> HiddenRangeCalibratio
         }
     }
     for (std::uint64_t size : sizes) candidates.push_back({{Kind::Hidden, call.step, 0, size}});
-    if (!heap.knows(call.base)) {
+    if (!heap.knows(call.base) && call.base >= DriverVaHeap::kPage) {
         // The smallest released range whose top takes the segment's chunk: one page larger than
         // the chunk, as a released range must be strictly larger to be used.
         const std::uint64_t chunk = chunkOf(call.size);
@@ -89,7 +96,10 @@ std::optional<std::vector<HiddenRangeCalibration::Change>> HiddenRangeCalibratio
     return std::nullopt;
 }
 
-void HiddenRangeCalibration::infer() {
+bool HiddenRangeCalibration::infer() {
+    const auto allocs = static_cast<std::size_t>(std::count_if(calls_.begin(), calls_.end(), [](const SegmentCall& c) { return c.alloc; }));
+    const std::size_t maxChanges = std::max<std::size_t>(8, allocs / kMaxChangeShare);
+    const std::size_t maxUnexplained = std::max<std::size_t>(4, allocs / kMaxUnexplainedShare);
     DriverVaHeap heap;
     heap.startFreshProcess(top_);
     for (const SegmentCall& call : calls_) {
@@ -102,15 +112,18 @@ void HiddenRangeCalibration::infer() {
             const std::optional<std::vector<Change>> found = explain(heap, call);
             if (!found) {
                 // Unexplained: the recorded range holds its place, as in an uncalibrated replay.
+                if (placements_ - reproduced_ > maxUnexplained) return false;
                 heap.insert(call.base, call.size, false);
                 continue;
             }
             for (const Change& c : *found) apply(heap, c);
             changes_.insert(changes_.end(), found->begin(), found->end());
+            if (changes_.size() > maxChanges) return false;
         }
         heap.allocate(call.size);
         ++reproduced_;
     }
+    return true;
 }
 
 std::size_t HiddenRangeCalibration::misses(const std::vector<Change>& changes) const {

@@ -40,8 +40,14 @@ public:
     };
 
     // Recordings with expandable reservations or without cudaMalloc segments have nothing to
-    // calibrate; very long ones are not calibrated (the search replays the recording many times).
-    static constexpr std::size_t kMaxSegmentEvents = 512;
+    // calibrate; longer ones than this are not calibrated (the search replays the recording many
+    // times).
+    static constexpr std::size_t kMaxSegmentEvents = 256;
+    // Nor is a recording that does not look like the rules plus a few hidden ranges: one that
+    // needs a change at more than one placement in four, or whose placements the rules cannot
+    // explain at more than one in eight (counted as the search goes, which also bounds its cost).
+    static constexpr std::size_t kMaxChangeShare = 4;
+    static constexpr std::size_t kMaxUnexplainedShare = 8;
     static std::optional<HiddenRangeCalibration> fromRecording(const RecordedTrace& recording);
 
     std::uint64_t heapTop() const { return top_; }
@@ -62,7 +68,7 @@ private:
         std::uint64_t size = 0;
     };
 
-    void infer();
+    bool infer();  // false when the recording does not look like the rules (kMax*Share)
     std::optional<std::vector<Change>> explain(const DriverVaHeap& heap, const SegmentCall& call) const;
     std::size_t misses(const std::vector<Change>& changes) const;  // recorded placements the rules miss
     void moveEarlier();

@@ -249,6 +249,33 @@ private slots:
         QCOMPARE(static_cast<int>(calibration->changes().size()), changes);
     }
 
+    // Recordings that do not look like the driver's rules plus a few hidden ranges are not
+    // calibrated (the model then works uncalibrated): segments scattered at random, and a first
+    // segment so high that the heap above it would pass 2^64.
+    void calibrationDeclinesRecordingsUnlikeTheRules() {
+        constexpr std::uint64_t kMiB = 1ull << 20;
+        alloc::RecordedTrace scattered;
+        std::uint64_t state = 12345;
+        for (int i = 0; i < 64; ++i) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;  // a fixed LCG: no seed to vary
+            alloc::RecordedEntry e;
+            e.action = alloc::EventAction::SegmentAlloc;
+            e.address = 0x7f0000000000ull - ((state >> 33) % 4096) * 2 * kMiB;
+            e.size = (1 + (state >> 20) % 20) * 2 * kMiB;
+            scattered.entries.push_back(e);
+            e.action = alloc::EventAction::Alloc;
+            scattered.entries.push_back(e);
+        }
+        QVERIFY(!alloc::HiddenRangeCalibration::fromRecording(scattered).has_value());
+        alloc::RecordedTrace high;
+        alloc::RecordedEntry e;
+        e.action = alloc::EventAction::SegmentAlloc;
+        e.address = ~std::uint64_t{0} - 64 * kMiB;
+        e.size = 20 * kMiB;
+        high.entries.push_back(e);
+        QVERIFY(!alloc::HiddenRangeCalibration::fromRecording(high).has_value());
+    }
+
     // frag101 calls empty_cache() once; the what-if must keep that call although under C its
     // releases differ (it is learnt from the exact replay of the recording).
     void whatIfKeepsExplicitEmptyCache() {
