@@ -21,18 +21,39 @@ DriverPlacementModel::DriverPlacementModel(const RecordedTrace& recording) : ref
         start_ = reference_.segmentMaps().front().address;
     }
     recorded_ = start_ != 0;
+    if (recorded_) calibration_ = HiddenRangeCalibration::fromRecording(recording);
     restart();
 }
 
 void DriverPlacementModel::restart() {
     heap_ = DriverVaHeap{};
-    if (recorded_) {
+    nextChange_ = 0;
+    if (calibration_) {
+        heap_.startFreshProcess(calibration_->heapTop());
+    } else if (recorded_) {
         heap_.startBelow(start_);
     } else {
         heap_.startFreshProcess(kFreshHeapTop);
     }
     reservations_.clear();
     releasedReservations_.clear();
+    recordedLive_.clear();
+}
+
+bool DriverPlacementModel::inRecordedState(const std::map<std::uint64_t, std::uint64_t>& live) {
+    for (auto it = recordedLive_.begin(); it != recordedLive_.end();) {
+        it = live.count(*it) ? std::next(it) : recordedLive_.erase(it);
+    }
+    return std::all_of(live.begin(), live.end(), [this](const auto& range) { return recordedLive_.count(range.first) != 0; });
+}
+
+std::uint64_t DriverPlacementModel::take(std::uint64_t address, std::uint64_t size) {
+    // Where the heap's rules give the same answer, they place it (the chunk's tail stays theirs
+    // to fill); else the range is inserted where it is.
+    DriverVaHeap trial = heap_;
+    if (trial.allocate(size) == address) return heap_.allocate(size);
+    heap_.insert(address, size, false);
+    return address;
 }
 
 std::optional<std::uint64_t> DriverPlacementModel::sameStep(const PlacementRequest& request,
@@ -87,14 +108,27 @@ std::optional<std::uint64_t> DriverPlacementModel::place(const PlacementRequest&
     if (step < lastStep_) restart();
     lastStep_ = step;
     heap_.sync(live);
+    if (calibration_) calibration_->applyDue(heap_, step, nextChange_);
     if (request.kind == PlacementRequest::Kind::Reservation) {
         const std::optional<std::uint64_t> base = reservation(request, live, step);
         if (base) reservations_[*base] = request.size;
         return base;
     }
-    if (const std::optional<std::uint64_t> recorded = sameStep(request, live, step)) {
-        heap_.insert(*recorded, request.size, false);
-        return recorded;
+    // The recording's answers hold while the what-if's driver is in the recorded state; a
+    // calibrated heap answers alone once the what-if's calls made the state differ (the
+    // recording's answer was the recorded process's, whose hidden ranges it calibrated).
+    if (!calibration_ || inRecordedState(live)) {
+        if (const std::optional<std::uint64_t> recorded = sameStep(request, live, step)) {
+            if (!calibration_) {
+                heap_.insert(*recorded, request.size, false);
+                return recorded;
+            }
+            take(*recorded, request.size);
+            for (const ReferencePlacement::Recorded& a : reference_.segmentAllocs()) {
+                if (a.step == step && a.size == request.size && a.address == *recorded) recordedLive_.insert(*recorded);
+            }
+            return recorded;
+        }
     }
     const std::uint64_t address = heap_.allocate(request.size);
     // The heap knows every range the replay holds, so this cannot collide; if it ever did, the

@@ -7,6 +7,9 @@
 namespace allocscope::alloc {
 namespace {
 std::uint64_t alignUp(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
+// The runtime's region between a fresh process's first new chunk and its lower runtime chunk.
+constexpr std::uint64_t kRuntimeRegion = 12 * DriverVaHeap::kChunk;
+constexpr std::uint64_t kRuntimeRange = 30 * DriverVaHeap::kMiB;  // the runtime's range at the top
 }  // namespace
 
 void DriverVaHeap::startFreshProcess(std::uint64_t top) {
@@ -18,7 +21,8 @@ void DriverVaHeap::startFreshProcess(std::uint64_t top) {
     upper.ranges[top + 3 * kChunk] = 8 * kMiB;
     Chunk& lower = addChunk(top, kChunk, false, true);
     lower.ranges[top] = 30 * kMiB;
-    frontier_ = top - 12 * kChunk;
+    frontier_ = top - kRuntimeRegion;
+    runtimeTop_ = top;
 }
 
 void DriverVaHeap::startBelow(std::uint64_t frontier) { frontier_ = frontier; }
@@ -143,6 +147,77 @@ void DriverVaHeap::sync(const std::map<std::uint64_t, std::uint64_t>& live) {
     for (const auto& [base, size] : live) {
         if (!ranges_.count(base)) insert(base, size, false);
     }
+}
+
+void DriverVaHeap::free(std::uint64_t base) { release(base); }
+
+void DriverVaHeap::allocateHidden(std::uint64_t requestSize) {
+    // Placed as allocate() would, but not entered in ranges_: no caller holds it.
+    const std::uint64_t address = allocate(requestSize);
+    ranges_.erase(address);
+}
+
+void DriverVaHeap::addReleasedRange(std::uint64_t base, std::uint64_t size) {
+    // Union with the released ranges it overlaps or touches.
+    std::uint64_t end = base + size;
+    for (auto it = holes_.begin(); it != holes_.end();) {
+        if (it->first <= end && it->first + it->second >= base) {
+            base = std::min(base, it->first);
+            end = std::max(end, it->first + it->second);
+            it = holes_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    if (base == frontier_) {
+        frontier_ = end;
+    } else {
+        holes_[base] = end - base;
+    }
+}
+
+bool DriverVaHeap::inRuntimeRegion(std::uint64_t address) const {
+    return runtimeTop_ != 0 && address >= runtimeTop_ - kRuntimeRegion && address < runtimeTop_ + kChunk;
+}
+
+bool DriverVaHeap::knows(std::uint64_t address) const {
+    if (address < frontier_) return true;
+    if (auto it = chunks_.upper_bound(address); it != chunks_.begin()) {
+        --it;
+        if (address < it->first + it->second.size) return true;
+    }
+    if (auto it = holes_.upper_bound(address); it != holes_.begin()) {
+        --it;
+        if (address < it->first + it->second) return true;
+    }
+    return false;
+}
+
+bool DriverVaHeap::releaseRuntimeRegion() {
+    const auto found = chunks_.find(runtimeTop_);
+    if (runtimeTop_ == 0 || found == chunks_.end()) return false;
+    // The chunk keeps its place in the creation order: it is the runtime's first chunk, grown.
+    Chunk chunk = std::move(found->second);
+    chunks_.erase(found);
+    const std::uint64_t base = runtimeTop_ - kRuntimeRegion;
+    const std::uint64_t size = kRuntimeRegion + chunk.size;
+    runtimeTop_ = 0;
+    if (auto own = chunk.ranges.find(base + kRuntimeRegion); own != chunk.ranges.end() && own->second == kRuntimeRange) {
+        chunk.ranges.erase(own);
+    }
+    byOrder_.erase(chunk.order);
+    if (chunk.ranges.empty()) {
+        addReleasedRange(base, size);
+        return true;
+    }
+    chunk.size = size;
+    chunk.permanent = false;
+    byOrder_[chunk.order] = base;
+    for (const auto& [start, extent] : chunk.ranges) {
+        if (auto r = ranges_.find(start); r != ranges_.end()) r->second = base;
+    }
+    chunks_[base] = std::move(chunk);
+    return true;
 }
 
 void DriverVaHeap::release(std::uint64_t base) {

@@ -42,6 +42,22 @@ public:
     // Ranges the caller no longer holds go back, ranges it holds that the heap did not place
     // join it (base -> size of what the caller holds now).
     void sync(const std::map<std::uint64_t, std::uint64_t>& live);
+    void free(std::uint64_t base);  // cudaFree of a range the caller holds
+
+    // Ranges nobody records (HiddenRangeCalibration infers them from a recording): a range the
+    // process's runtime takes by the same rules; it is nobody's to free, so sync() keeps it.
+    void allocateHidden(std::uint64_t size);
+    // A range the runtime gave back that no chunk covers: it joins the released ranges.
+    void addReleasedRange(std::uint64_t base, std::uint64_t size);
+    // The runtime lets go of its region below the first runtime chunk (the 384 MiB above a fresh
+    // process's first new chunk): the lower runtime chunk then spans it and loses the runtime's
+    // range; with none of the caller's ranges in it, it is released. False when there is no such
+    // region (not a fresh process, or already released).
+    bool releaseRuntimeRegion();
+    // Whether the address lies in the runtime's region that releaseRuntimeRegion() would free.
+    bool inRuntimeRegion(std::uint64_t address) const;
+    // Whether a chunk or a released range covers the address (else it is unknown to the heap).
+    bool knows(std::uint64_t address) const;
 
 private:
     struct Chunk {
@@ -65,6 +81,7 @@ private:
     std::map<std::uint64_t, std::uint64_t> ranges_;   // live range base -> its chunk's base
     std::map<std::uint64_t, std::uint64_t> holes_;    // released ranges above the frontier: base -> size
     std::uint64_t frontier_ = 0;                      // everything below is free
+    std::uint64_t runtimeTop_ = 0;  // a fresh process's top while its runtime region is held; else 0
     std::uint64_t nextOrder_ = 0;
 };
 
