@@ -3,6 +3,7 @@
 // largest allocations with their call sites, its stack reaches PyTorch's peak, and clicking a band
 // selects that block in the segment map and the inspector and moves the scrubber into its lifetime.
 #include <QtTest>
+#include <QLabel>
 
 #include <QSettings>
 #include <QTabWidget>
@@ -67,6 +68,13 @@ private slots:
         QVERIFY(plot->data().bands.size() > 1000);  // every allocation of the run (fewer than the 10,000 kept)
         QVERIFY(plot->data().anyStack);
         QVERIFY(plot->data().bands.front().size >= plot->data().bands.back().size);
+        // Its header sentence wraps: no label of the tab asks for the width of its whole sentence
+        // (on one line it pushed the window past a 1280 px screen with both docks open).
+        for (const QLabel* label : window.allocations()->findChildren<QLabel*>()) {
+            QVERIFY2(label->minimumSizeHint().width() < 300,
+                     qPrintable(label->text() + " needs " + QString::number(label->minimumSizeHint().width()) + " px"));
+        }
+        QVERIFY(window.width() <= 1280);
         // The envelope's top is PyTorch's own peak of allocated bytes.
         QCOMPARE(*std::max_element(plot->data().allocatedMax.begin(), plot->data().allocatedMax.end()), kPyTorchPeak);
         QCOMPARE(plot->currentEvent(), window.scrubber()->currentEvent());

@@ -30,6 +30,9 @@ AllocationsWidget::AllocationsWidget(QWidget* parent) : QWidget(parent) {
     detailLabel->setBuddy(detail_);
     info_ = new QLabel(this);
     info_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Wraps rather than widening the tab: on one line its sentence forced the window past a
+    // 1280 px screen with both docks open.
+    info_->setWordWrap(true);
     whole_ = new QPushButton(tr("&Whole run"), this);
     whole_->setToolTip(tr("Show every event again (Home, or double-click the plot)"));
     row->addWidget(detailLabel);
