@@ -188,7 +188,7 @@ private:
     std::unique_ptr<TreeCompactor> compactor_;
     PyTree::Mark mark_;
     std::vector<uint64_t> memoTouched_;      // memo indices stored since mark_
-    std::vector<PyRef> dropped_;             // converted entry dicts since mark_, ascending
+    std::vector<PyRef> dropped_;             // converted entry dicts since mark_
     bool olderFilled_ = false;              // a container older than mark_ was filled since
     std::vector<size_t> streamed_;          // entries handed over, by device
 };
@@ -285,7 +285,6 @@ bool Machine::streamEntries(size_t listPos, size_t from) {
     for (const PyRef entry : entries) {
         if (entry >= mark_.nodes) dropped_.push_back(entry);
     }
-    std::sort(dropped_.begin(), dropped_.end());
     stack_.resize(from);
     compact();
     return true;

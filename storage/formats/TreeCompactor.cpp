@@ -15,11 +15,12 @@ bool isContainer(PyKind kind) { return kind == PyKind::List || kind == PyKind::T
 }  // namespace
 
 void TreeCompactor::collect(PyRef root, const PyTree::Mark& mark) {
-    std::vector<PyRef> todo{root};
+    std::vector<PyRef>& todo = todo_;  // reused: collect() runs for every memo root
+    todo.assign(1, root);
     while (!todo.empty()) {
         const PyRef ref = todo.back();
         todo.pop_back();
-        if (ref < mark.nodes || keptAt(ref, mark) != kNone) continue;
+        if (ref < mark.nodes || (keptAt(ref, mark) != kNone && keptAt(ref, mark) != kDroppedEntry)) continue;
         Kept k;
         k.from = ref;
         k.node = tree_.node(ref);
@@ -116,29 +117,38 @@ PyTree::Mark TreeCompactor::compact(const PyTree::Mark& mark, const std::vector<
             collect(*root, mark);
         }
     }
+    // The converted entries, marked in the same flat table (kDroppedEntry) so that each memo root
+    // (about three per entry) is checked in one step. Only a memo root is refused for it: collect()
+    // still keeps an entry that a kept value contains.
+    for (const PyRef ref : dropped) {
+        if (ref >= mark.nodes && keptAt(ref, mark) == kNone) keptAt(ref, mark) = kDroppedEntry;
+    }
     for (PyRef* root : memoRoots) {
-        if (*root >= mark.nodes && *root != kDropped && !std::binary_search(dropped.begin(), dropped.end(), *root)) {
-            collect(*root, mark);
-        }
+        if (*root >= mark.nodes && *root != kDropped && keptAt(*root, mark) == kNone) collect(*root, mark);
+    }
+    for (const PyRef ref : dropped) {
+        if (ref >= mark.nodes && keptAt(ref, mark) == kDroppedEntry) keptAt(ref, mark) = kNone;
     }
     std::sort(kept_.begin(), kept_.end(), [](const Kept& a, const Kept& b) { return a.from < b.from; });
     for (size_t i = 0; i < kept_.size(); ++i) keptAt(kept_[i].from, mark) = static_cast<uint32_t>(i);
 
     // Lists and tuples equal to one kept before stand for it; the rest get signatures to be found by.
+    // Most are found (every entry's frames list, in a big file): their signature is built in one
+    // reused buffer and only a new one is kept.
     std::vector<std::string> signatures(kept_.size());
+    std::string signatureBuffer;
     for (size_t i = 0; i < kept_.size(); ++i) {
         Kept& k = kept_[i];
         if ((k.node.kind != PyKind::List && k.node.kind != PyKind::Tuple) ||
             std::find(onStack.begin(), onStack.end(), k.from) != onStack.end()) {
             continue;
         }
-        if (!signature(k, mark, signatures[i])) {
-            signatures[i].clear();
-            continue;
-        }
-        if (auto it = shared_.find(signatures[i]); it != shared_.end()) {
+        if (!signature(k, mark, signatureBuffer)) continue;
+        if (auto it = shared_.find(signatureBuffer); it != shared_.end()) {
             k.to = it->second;
             k.merged = true;
+        } else {
+            signatures[i] = signatureBuffer;
         }
     }
 

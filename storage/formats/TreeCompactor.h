@@ -31,7 +31,7 @@ public:
     explicit TreeCompactor(PyTree& tree) : tree_(tree) {}
 
     // Keeps, of the values made since `mark`, those reachable from the roots; drops the rest and
-    // rewrites every root in place. A root that is one of `dropped` (ascending) becomes kDropped.
+    // rewrites every root in place. A root that is one of `dropped` becomes kDropped.
     // Stack roots are never merged with equal values (they may still be filled); memo roots may be.
     // Returns the new mark: everything below it stays for good.
     PyTree::Mark compact(const PyTree::Mark& mark, const std::vector<PyRef*>& stackRoots,
@@ -54,6 +54,7 @@ private:
     // Where the value made since the mark sits in kept_ (kNone: not kept). A compaction runs once
     // per batch of trace entries: a flat table over the batch's values, not a hash map.
     static constexpr uint32_t kNone = 0xFFFFFFFFu;
+    static constexpr uint32_t kDroppedEntry = kNone - 1;  // during compact(): a converted entry
     uint32_t& keptAt(PyRef ref, const PyTree::Mark& mark) { return keptIndex_[ref - mark.nodes]; }
     PyRef resolve(PyRef from, const PyTree::Mark& mark);
     PyRef leaf(Kept& k);
@@ -65,6 +66,7 @@ private:
     std::vector<Kept> kept_;
     std::vector<PyRef> items_;  // the kept containers' items, one buffer for all
     std::vector<uint32_t> keptIndex_;  // by handle - mark.nodes
+    std::vector<PyRef> todo_;          // collect()'s work list
     std::unordered_map<std::string, PyRef> strings_;  // kept texts ('s' or 'b' + text) -> handle
     std::unordered_map<std::string, PyRef> shared_;   // kept lists and tuples by contents -> handle
     std::unordered_set<PyRef> frozen_;
