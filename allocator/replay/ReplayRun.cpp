@@ -101,7 +101,10 @@ void ReplayRun::onTie(const BestFitTie& tie) {
     ++ties_.modelled;
     if (ties_.firstModelled) return;
     std::size_t entry = 0;
-    if (step_ < steps_.size()) entry = steps_[step_].program != kNoEntry ? steps_[step_].program : steps_[step_].end - 1;
+    if (step_ < steps_.size()) {
+        const TraceStep& step = steps_[step_];
+        entry = step.program != kNoEntry ? std::size_t{step.program} : step.end - 1;
+    }
     ties_.firstModelled = AddressTie{tie, entry, chosen, other};
 }
 
@@ -375,7 +378,7 @@ StepOutcome ReplayRun::runStep(std::size_t k, bool withEmptyCache) {
             case EventAction::FreeRequested: {
                 auto it = liveByRecorded_.find(e.address);
                 if (it == liveByRecorded_.end()) {
-                    out.notes.push_back("trace entry " + std::to_string(step.program) + ": free of " + hexAddress(e.address) +
+                    out.notes.push_back("trace entry " + std::to_string(std::size_t{step.program}) + ": free of " + hexAddress(e.address) +
                                         ", which the replay does not hold (allocated before recording started, "
                                         "or its allocation failed)");
                     break;
@@ -399,7 +402,7 @@ StepOutcome ReplayRun::runStep(std::size_t k, bool withEmptyCache) {
             case EventAction::FreeCompleted: {
                 auto it = pendingByRecorded_.find(e.address);
                 if (it == pendingByRecorded_.end()) {
-                    out.notes.push_back("trace entry " + std::to_string(step.program) + ": free_completed of " +
+                    out.notes.push_back("trace entry " + std::to_string(std::size_t{step.program}) + ": free_completed of " +
                                         hexAddress(e.address) + " without a pending free");
                     break;
                 }

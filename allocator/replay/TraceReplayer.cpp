@@ -317,7 +317,7 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
         emptyCache[k] = want;
         if (want) result.emptyCacheSteps.push_back(k);
         if (!mismatch.empty() && !result.divergence) {
-            result.divergence = ReplayDivergence{out.programOp, program ? step.program : step.end - 1, mismatch};
+            result.divergence = ReplayDivergence{out.programOp, program ? std::size_t{step.program} : step.end - 1, mismatch};
             if (hints && routing) *hints = poolHints(trace, step, program, out, *run);
         }
         if (options.sink) {

@@ -1,5 +1,8 @@
 #include "allocator/replay/TraceSteps.h"
 
+#include <stdexcept>
+#include <string>
+
 namespace allocscope::alloc {
 
 bool TraceSteps::isSegmentEvent(EventAction action) {
@@ -14,6 +17,10 @@ bool TraceSteps::isRelease(EventAction action) {
 std::vector<TraceStep> TraceSteps::cut(const RecordedTrace& trace) {
     std::vector<TraceStep> steps;
     const std::vector<RecordedEntry>& e = trace.entries;
+    if (e.size() > StepIndex::kMaxEntries) {
+        throw std::length_error("a trace of " + std::to_string(e.size()) + " entries is more than a replay takes (" +
+                                std::to_string(StepIndex::kMaxEntries) + ")");
+    }
     // Room for every step at once: a trace of millions of entries has millions of steps, and
     // growing the vector step by step would hold two copies at its last growth.
     std::size_t upperBound = 1;

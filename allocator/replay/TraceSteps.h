@@ -15,16 +15,34 @@ namespace allocscope::alloc {
 
 inline constexpr std::size_t kNoEntry = std::numeric_limits<std::size_t>::max();
 
+// A trace entry index as a step stores it: 32 bits, read as a std::size_t (kNoEntry stays
+// kNoEntry). A big snapshot has tens of millions of steps: 16 bytes each instead of 32.
+// Both conversions are implicit on purpose: the replay reads and compares steps' indices as the
+// size_t entry indices they are.
+class StepIndex {
+public:
+    StepIndex(std::size_t index = 0) : value_(index == kNoEntry ? kNone : static_cast<std::uint32_t>(index)) {}
+    operator std::size_t() const { return value_ == kNone ? kNoEntry : value_; }
+    // The largest trace TraceSteps::cut accepts (a 4-billion-entry snapshot would be ~350 GB).
+    static constexpr std::size_t kMaxEntries = 0xFFFF'FFFEu;
+
+private:
+    static constexpr std::uint32_t kNone = 0xFFFF'FFFFu;
+    std::uint32_t value_;
+};
+
 struct TraceStep {
-    std::size_t begin = 0;          // first entry of the step
-    std::size_t program = kNoEntry; // the program event's entry; kNoEntry for a trailing step
-    std::size_t end = 0;            // one past the last entry the step consumes
+    StepIndex begin = 0;           // first entry of the step
+    StepIndex program = kNoEntry;  // the program event's entry; kNoEntry for a trailing step
+    StepIndex end = 0;             // one past the last entry the step consumes
     // FreeRequested only: the free completes later (or never): the block had stream uses.
     bool pendingFree = false;
 };
+static_assert(sizeof(TraceStep) == 16);
 
 class TraceSteps {
 public:
+    // Throws std::length_error for a trace of more than StepIndex::kMaxEntries entries.
     static std::vector<TraceStep> cut(const RecordedTrace& trace);
     static bool isSegmentEvent(EventAction action);
     static bool isRelease(EventAction action);  // segment_free / segment_unmap

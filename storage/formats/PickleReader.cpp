@@ -8,7 +8,6 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include <sys/stat.h>
@@ -189,7 +188,7 @@ private:
     std::unique_ptr<TreeCompactor> compactor_;
     PyTree::Mark mark_;
     std::vector<uint64_t> memoTouched_;      // memo indices stored since mark_
-    std::unordered_set<PyRef> dropped_;      // converted entry dicts since mark_
+    std::vector<PyRef> dropped_;             // converted entry dicts since mark_
     bool olderFilled_ = false;              // a container older than mark_ was filled since
     std::vector<size_t> streamed_;          // entries handed over, by device
 };
@@ -284,7 +283,7 @@ bool Machine::streamEntries(size_t listPos, size_t from) {
     sink_->onEntries(tree_, device, streamed_[device], entries);
     streamed_[device] += entries.size();
     for (const PyRef entry : entries) {
-        if (entry >= mark_.nodes) dropped_.insert(entry);
+        if (entry >= mark_.nodes) dropped_.push_back(entry);
     }
     stack_.resize(from);
     compact();

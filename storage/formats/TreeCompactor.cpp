@@ -15,23 +15,26 @@ bool isContainer(PyKind kind) { return kind == PyKind::List || kind == PyKind::T
 }  // namespace
 
 void TreeCompactor::collect(PyRef root, const PyTree::Mark& mark) {
-    std::vector<PyRef> todo{root};
+    std::vector<PyRef>& todo = todo_;  // reused: collect() runs for every memo root
+    todo.assign(1, root);
     while (!todo.empty()) {
         const PyRef ref = todo.back();
         todo.pop_back();
-        if (ref < mark.nodes || keptIndex_.count(ref) > 0) continue;
+        if (ref < mark.nodes || (keptAt(ref, mark) != kNone && keptAt(ref, mark) != kDroppedEntry)) continue;
         Kept k;
         k.from = ref;
         k.node = tree_.node(ref);
         if (k.node.kind == PyKind::Str || k.node.kind == PyKind::Bytes) k.text = tree_.text(ref);
         if (isContainer(k.node.kind)) {
             const PyItems items = tree_.items(ref);
-            k.items.assign(items.begin(), items.end());
+            k.itemsBegin = items_.size();
+            k.itemsCount = items.size();
+            items_.insert(items_.end(), items.begin(), items.end());
             for (const PyRef item : items) {
                 if (item >= mark.nodes) todo.push_back(item);
             }
         }
-        keptIndex_.emplace(ref, kept_.size());
+        keptAt(ref, mark) = static_cast<uint32_t>(kept_.size());
         kept_.push_back(std::move(k));
     }
 }
@@ -41,13 +44,13 @@ void TreeCompactor::collect(PyRef root, const PyTree::Mark& mark) {
 bool TreeCompactor::signature(const Kept& k, const PyTree::Mark& mark, std::string& out) const {
     out.clear();
     out.push_back(static_cast<char>(k.node.kind));
-    for (const PyRef item : k.items) {
+    for (const PyRef item : keptItems(k)) {
         if (item < mark.nodes) {
             out.push_back('r');
             appendRaw(out, item, 4);
             continue;
         }
-        const Kept& c = kept_[keptIndex_.at(item)];
+        const Kept& c = kept_[keptIndex_[item - mark.nodes]];
         switch (c.node.kind) {
         case PyKind::Str:
         case PyKind::Bytes:
@@ -98,39 +101,54 @@ PyRef TreeCompactor::leaf(Kept& k) {
 
 PyRef TreeCompactor::resolve(PyRef from, const PyTree::Mark& mark) {
     if (from < mark.nodes) return from;
-    Kept& k = kept_[keptIndex_.at(from)];
+    Kept& k = kept_[keptAt(from, mark)];
     return k.to != kDropped ? k.to : leaf(k);
 }
 
 PyTree::Mark TreeCompactor::compact(const PyTree::Mark& mark, const std::vector<PyRef*>& stackRoots,
-                                    const std::vector<PyRef*>& memoRoots, const std::unordered_set<PyRef>& dropped) {
+                                    const std::vector<PyRef*>& memoRoots, const std::vector<PyRef>& dropped) {
     kept_.clear();
-    keptIndex_.clear();
-    std::unordered_set<PyRef> onStack;
+    items_.clear();
+    keptIndex_.assign(tree_.size() - mark.nodes, kNone);
+    std::vector<PyRef> onStack;  // a handful: the containers being filled
     for (PyRef* root : stackRoots) {
         if (*root >= mark.nodes && *root != kDropped) {
-            onStack.insert(*root);
+            onStack.push_back(*root);
             collect(*root, mark);
         }
     }
+    // The converted entries, marked in the same flat table (kDroppedEntry) so that each memo root
+    // (about three per entry) is checked in one step. Only a memo root is refused for it: collect()
+    // still keeps an entry that a kept value contains.
+    for (const PyRef ref : dropped) {
+        if (ref >= mark.nodes && keptAt(ref, mark) == kNone) keptAt(ref, mark) = kDroppedEntry;
+    }
     for (PyRef* root : memoRoots) {
-        if (*root >= mark.nodes && *root != kDropped && dropped.count(*root) == 0) collect(*root, mark);
+        if (*root >= mark.nodes && *root != kDropped && keptAt(*root, mark) == kNone) collect(*root, mark);
+    }
+    for (const PyRef ref : dropped) {
+        if (ref >= mark.nodes && keptAt(ref, mark) == kDroppedEntry) keptAt(ref, mark) = kNone;
     }
     std::sort(kept_.begin(), kept_.end(), [](const Kept& a, const Kept& b) { return a.from < b.from; });
-    for (size_t i = 0; i < kept_.size(); ++i) keptIndex_[kept_[i].from] = i;
+    for (size_t i = 0; i < kept_.size(); ++i) keptAt(kept_[i].from, mark) = static_cast<uint32_t>(i);
 
     // Lists and tuples equal to one kept before stand for it; the rest get signatures to be found by.
+    // Most are found (every entry's frames list, in a big file): their signature is built in one
+    // reused buffer and only a new one is kept.
     std::vector<std::string> signatures(kept_.size());
+    std::string signatureBuffer;
     for (size_t i = 0; i < kept_.size(); ++i) {
         Kept& k = kept_[i];
-        if ((k.node.kind != PyKind::List && k.node.kind != PyKind::Tuple) || onStack.count(k.from) > 0) continue;
-        if (!signature(k, mark, signatures[i])) {
-            signatures[i].clear();
+        if ((k.node.kind != PyKind::List && k.node.kind != PyKind::Tuple) ||
+            std::find(onStack.begin(), onStack.end(), k.from) != onStack.end()) {
             continue;
         }
-        if (auto it = shared_.find(signatures[i]); it != shared_.end()) {
+        if (!signature(k, mark, signatureBuffer)) continue;
+        if (auto it = shared_.find(signatureBuffer); it != shared_.end()) {
             k.to = it->second;
             k.merged = true;
+        } else {
+            signatures[i] = signatureBuffer;
         }
     }
 
@@ -142,7 +160,7 @@ PyTree::Mark TreeCompactor::compact(const PyTree::Mark& mark, const std::vector<
     for (size_t i = 0; i < kept_.size(); ++i) {
         if (!isContainer(kept_[i].node.kind) || kept_[i].merged) continue;
         items.clear();
-        for (const PyRef item : kept_[i].items) items.push_back(resolve(item, mark));
+        for (const PyRef item : keptItems(kept_[i])) items.push_back(resolve(item, mark));
         tree_.append(kept_[i].to, PyItems(items));
         if (!signatures[i].empty()) {
             shared_.emplace(std::move(signatures[i]), kept_[i].to);
@@ -156,9 +174,10 @@ PyTree::Mark TreeCompactor::compact(const PyTree::Mark& mark, const std::vector<
     roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
     for (PyRef* root : roots) {
         if (*root == kDropped || *root < mark.nodes) continue;
-        *root = keptIndex_.count(*root) > 0 ? resolve(*root, mark) : kDropped;
+        *root = keptAt(*root, mark) != kNone ? resolve(*root, mark) : kDropped;
     }
     kept_.clear();
+    items_.clear();
     keptIndex_.clear();
     return tree_.mark();
 }

@@ -14,6 +14,7 @@
 // is then frozen (a pickle that fills it later makes the read fall back). What still grows with the
 // file: four bytes per memo slot (about three per trace entry).
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -30,11 +31,11 @@ public:
     explicit TreeCompactor(PyTree& tree) : tree_(tree) {}
 
     // Keeps, of the values made since `mark`, those reachable from the roots; drops the rest and
-    // rewrites every root in place. A root that is one of `dropped` becomes kDropped. Stack roots are
-    // never merged with equal values (they may still be filled); memo roots may be. Returns the new
-    // mark: everything below it stays for good.
+    // rewrites every root in place. A root that is one of `dropped` becomes kDropped.
+    // Stack roots are never merged with equal values (they may still be filled); memo roots may be.
+    // Returns the new mark: everything below it stays for good.
     PyTree::Mark compact(const PyTree::Mark& mark, const std::vector<PyRef*>& stackRoots,
-                         const std::vector<PyRef*>& memoRoots, const std::unordered_set<PyRef>& dropped);
+                         const std::vector<PyRef*>& memoRoots, const std::vector<PyRef>& dropped);
 
     // A list or tuple that stands for several equal ones of the file: it must not be filled.
     bool frozen(PyRef ref) const { return frozen_.count(ref) > 0; }
@@ -44,18 +45,28 @@ private:
         PyRef from = 0;            // its handle before the compaction
         PyNode node;
         std::string text;          // Str, Bytes
-        std::vector<PyRef> items;  // containers: handles before the compaction
+        size_t itemsBegin = 0;     // containers: their items (handles before the compaction) are
+        size_t itemsCount = 0;     // items_[itemsBegin, itemsBegin + itemsCount)
         PyRef to = kDropped;       // its handle after
         bool merged = false;       // a list or tuple found equal to an earlier kept one
     };
     void collect(PyRef root, const PyTree::Mark& mark);
+    // Where the value made since the mark sits in kept_ (kNone: not kept). A compaction runs once
+    // per batch of trace entries: a flat table over the batch's values, not a hash map.
+    static constexpr uint32_t kNone = 0xFFFFFFFFu;
+    static constexpr uint32_t kDroppedEntry = kNone - 1;  // during compact(): a converted entry
+    uint32_t& keptAt(PyRef ref, const PyTree::Mark& mark) { return keptIndex_[ref - mark.nodes]; }
     PyRef resolve(PyRef from, const PyTree::Mark& mark);
     PyRef leaf(Kept& k);
     bool signature(const Kept& k, const PyTree::Mark& mark, std::string& out) const;
 
     PyTree& tree_;
+    PyItems keptItems(const Kept& k) const { return PyItems(items_.data() + k.itemsBegin, k.itemsCount); }
+
     std::vector<Kept> kept_;
-    std::unordered_map<PyRef, size_t> keptIndex_;
+    std::vector<PyRef> items_;  // the kept containers' items, one buffer for all
+    std::vector<uint32_t> keptIndex_;  // by handle - mark.nodes
+    std::vector<PyRef> todo_;          // collect()'s work list
     std::unordered_map<std::string, PyRef> strings_;  // kept texts ('s' or 'b' + text) -> handle
     std::unordered_map<std::string, PyRef> shared_;   // kept lists and tuples by contents -> handle
     std::unordered_set<PyRef> frozen_;

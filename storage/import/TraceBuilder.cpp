@@ -86,13 +86,14 @@ void TraceBuilder::onEntry(std::size_t deviceIndex, std::size_t index, const for
     }
     Device& d = device(static_cast<std::int64_t>(deviceIndex));
     RecordedTrace& trace = d.trace;
+    const KnownAction& known = classify(e.action);
     // Entries that carry no allocator decision: annotations (2024 pseudo-events, 2026 annotate).
-    if (e.action == "annotate" || e.action == "user_defined") return;
-    std::optional<EventAction> action = alloc::actionFromName(e.action);
-    const bool legacyFree = e.action == "free";
-    if (!action && !legacyFree) {
+    if (known.kind == ActionKind::Ignored) return;
+    const bool legacyFree = known.kind == ActionKind::LegacyFree;
+    if (known.kind == ActionKind::Unknown) {
         throw formats::FormatError("unknown trace action '" + e.action.str() + "'", entryWhere(deviceIndex, index));
     }
+    const std::optional<EventAction> action = legacyFree ? std::nullopt : std::optional<EventAction>(known.action);
     RecordedEntry entry;
     entry.size = e.size;
     entry.stream = e.stream;
@@ -117,6 +118,30 @@ void TraceBuilder::onEntry(std::size_t deviceIndex, std::size_t index, const for
     }
     entry.action = *action;
     trace.entries.push_back(entry);
+}
+
+const TraceBuilder::KnownAction& TraceBuilder::classify(const formats::SharedString& name) {
+    for (const KnownAction& known : actions_) {
+        if (known.name.sharesWith(name)) return known;
+    }
+    KnownAction known;
+    known.name = name;
+    if (name.str() == "annotate" || name.str() == "user_defined") {
+        known.kind = ActionKind::Ignored;
+    } else if (name.str() == "free") {
+        known.kind = ActionKind::LegacyFree;
+    } else if (const std::optional<EventAction> action = alloc::actionFromName(name.str())) {
+        known.kind = ActionKind::Action;
+        known.action = *action;
+    }
+    // A few distinct strings in a real snapshot; a hostile one could have a new string per entry:
+    // those are classified each time rather than remembered.
+    if (actions_.size() < 32) {
+        actions_.push_back(std::move(known));
+        return actions_.back();
+    }
+    lastClassified_ = std::move(known);
+    return lastClassified_;
 }
 
 std::vector<RecordedTrace> TraceBuilder::finish(const formats::Snapshot& rest) {

@@ -65,6 +65,17 @@ private:
         std::unique_ptr<Stacks> stacks;
     };
     Device& device(std::int64_t device);
+    // What an entry's action names, found once per distinct action string: entries share a few
+    // (SharedString), and a big snapshot has tens of millions of entries.
+    enum class ActionKind : std::uint8_t { Ignored, Action, LegacyFree, Unknown };
+    struct KnownAction {
+        formats::SharedString name;
+        ActionKind kind = ActionKind::Unknown;
+        alloc::EventAction action = alloc::EventAction::Alloc;
+    };
+    const KnownAction& classify(const formats::SharedString& name);
+    std::vector<KnownAction> actions_;
+    KnownAction lastClassified_;
 
     std::map<std::int64_t, Device> devices_;
     std::size_t expected_ = 0;

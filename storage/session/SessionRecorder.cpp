@@ -78,14 +78,37 @@ std::array<std::int64_t, SessionRecorder::kWatched> SessionRecorder::watched(con
 }
 
 void SessionRecorder::syncStats(const alloc::DeviceStats& stats, bool force) {
-    const auto now = watched(stats);
+    // Called after every replay step (millions in a big import): compare and remember in one pass
+    // over the statistics, without building the watched values first.
     bool fixup = force || restoredSinceSync_;
     restoredSinceSync_ = false;
-    constexpr std::size_t kEventless = kWatched - 5;  // retries and syncs: any change
-    for (std::size_t i = 0; i < kWatched && !fixup; ++i) {
-        fixup = (i == kEventless || i == kEventless + 1) ? now[i] != lastWatched_[i] : now[i] < lastWatched_[i];
+    std::int64_t* last = lastWatched_.data();
+    bool decreased = false;
+    const auto see = [&last, &decreased](std::int64_t value) {
+        decreased |= value < *last;
+        *last++ = value;
+    };
+    for (const alloc::StatArray* array : {&stats.allocation, &stats.segment, &stats.active, &stats.inactive_split,
+                                          &stats.allocated_bytes, &stats.reserved_bytes, &stats.active_bytes,
+                                          &stats.inactive_split_bytes, &stats.requested_bytes}) {
+        for (const alloc::Stat& stat : *array) {
+            see(stat.peak);
+            see(stat.allocated);
+        }
     }
-    lastWatched_ = now;
+    see(stats.oversize_allocations.peak);
+    see(stats.oversize_allocations.allocated);
+    see(stats.oversize_segments.peak);
+    see(stats.oversize_segments.allocated);
+    // Retries and syncs have no event at all: any change is stored.
+    fixup |= decreased || stats.num_alloc_retries != last[0] || stats.num_sync_all_streams != last[1];
+    last[0] = stats.num_alloc_retries;
+    last[1] = stats.num_sync_all_streams;
+    last += 2;
+    see(stats.num_ooms);
+    see(stats.num_device_alloc);
+    see(stats.num_device_free);
+    fixup |= decreased;
     if (!fixup) return;
     if (!batch_.fixups.empty() && batch_.fixups.back().first == count_) batch_.fixups.back().second = stats;
     else batch_.fixups.emplace_back(count_, stats);

@@ -1,7 +1,8 @@
 // A bad trace file, as each caller of storage::TraceFile shows it: compare, recommend and replay
 // print one `allocscope-cli: <what> (<file>: <where inside>)` line and exit 1; a lesson on a trace
 // throws LessonError with the same what and where. One reader, one error, so the file and the
-// place inside it read the same everywhere -- and the file is named once.
+// place inside it read the same everywhere -- and the file is named once. `import` reports it the
+// same way and leaves no session (or change to one) behind.
 #include <QtTest>
 
 #include <fstream>
@@ -72,6 +73,27 @@ private slots:
         // compare and recommend say "no such workload, and no trace file there"; replay reads it.
         QVERIFY2(oneLine(none.err) && none.err.find("(" + missing + ")\n") != std::string::npos, none.err.c_str());
         QVERIFY2(none.err.find(missing + ": " + missing) == std::string::npos, none.err.c_str());  // named once
+    }
+
+    // `import` of a broken trace names the file and the byte, creates no session for a new --db and
+    // leaves an existing session's file byte for byte as it was, without sidecar files.
+    void importOfABadTraceLeavesNoSessionBehind() {
+        const std::string fresh = dir_.filePath("fresh.allocscope").toStdString();
+        const clitest::CliResult intoNew = runInProcess({"import", cutPickle_, "--db", fresh});
+        QCOMPARE(intoNew.code, 1);
+        QVERIFY2(oneLine(intoNew.err) && intoNew.err.find("(" + cutPickle_ + ": byte 2)\n") != std::string::npos, intoNew.err.c_str());
+        QVERIFY(!QFile::exists(QString::fromStdString(fresh)));
+
+        const std::string kept = dir_.filePath("kept.allocscope").toStdString();
+        QCOMPARE(runInProcess({"import", traceData("frag101__default.pickle"), "--db", kept}).code, 0);
+        const std::string before = testfiles::readBytes(kept);
+        QVERIFY(!before.empty());
+        const clitest::CliResult intoOld = runInProcess({"import", cutPickle_, "--db", kept});
+        QCOMPARE(intoOld.code, 1);
+        QVERIFY2(intoOld.err.find("(" + cutPickle_ + ": byte 2)\n") != std::string::npos, intoOld.err.c_str());
+        QVERIFY(testfiles::readBytes(kept) == before);
+        QVERIFY(!QFile::exists(QString::fromStdString(kept + "-wal")));
+        QVERIFY(!QFile::exists(QString::fromStdString(kept + "-journal")));
     }
 
     void lessonOnABadTraceSaysWhatAndWhere() {

@@ -359,6 +359,65 @@ private slots:
         QVERIFY(reader.runs().empty());
     }
 
+    // A streamed import refused deep in its file (a damaged byte, a cut file) or cancelled while it
+    // reads leaves an existing session byte for byte as it was, with no sidecar file beside it; the
+    // error names the damaged byte.
+    void aFailedStreamedImportLeavesTheSessionAsItWas() {
+        const std::string session = path("kept.allocscope");
+        {
+            storage::SessionWriter writer(session);
+            storage::importTraceFile(writer, std::string(ALLOCSCOPE_TEST_DATA) + "/traces/frag101__default.pickle", {});
+        }
+        const auto contents = [](const std::string& file) {
+            QFile f(QString::fromStdString(file));
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        };
+        const QByteArray before = contents(session);
+        QVERIFY(!before.isEmpty());
+
+        const std::string source = std::string(ALLOCSCOPE_TEST_DATA) + "/traces/train_gpt__default.pickle";
+        const QByteArray bytes = contents(source);
+        const qsizetype at = bytes.indexOf(QByteArray("\x8c\x03N/A", 5), bytes.size() * 7 / 10);  // one per entry
+        QVERIFY(at > 0);
+        QByteArray damaged = bytes;
+        damaged[at] = '\xff';
+        const auto write = [this](const char* name, const QByteArray& data) {
+            QFile f(QString::fromStdString(path(name)));
+            if (!f.open(QIODevice::WriteOnly) || f.write(data) != data.size()) return std::string();
+            return path(name);
+        };
+        const std::string damagedFile = write("damaged.pickle", damaged);
+        const std::string cutFile = write("cut.pickle", bytes.left(bytes.size() * 6 / 10));
+        QVERIFY(!damagedFile.empty() && !cutFile.empty());
+
+        storage::ImportTarget target;
+        target.streaming = storage::StreamMode::Always;
+        const std::vector<std::pair<std::string, std::string>> cases{
+            {damagedFile, "unknown pickle opcode 0xff (not a pickle, or corrupted) (" + damagedFile + ": byte " + std::to_string(at) + ")"},
+            {cutFile, "FRAME declares 65538 bytes but only "}};
+        for (const auto& [file, expected] : cases) {
+            {
+                storage::SessionWriter writer(session);
+                try {
+                    storage::importTraceFile(writer, file, target, [](std::uint64_t, std::uint64_t) { return true; });
+                    QFAIL("a broken pickle was imported");
+                } catch (const formats::FormatError& e) {
+                    QVERIFY2(std::string(e.what()).find(expected) != std::string::npos, e.what());
+                }
+            }
+            QVERIFY(contents(session) == before);
+            QVERIFY(!QFile::exists(QString::fromStdString(session + "-wal")));
+            QVERIFY(!QFile::exists(QString::fromStdString(session + "-shm")));
+        }
+        {
+            storage::SessionWriter writer(session);
+            const auto runs = storage::importTraceFile(writer, source, target, [](std::uint64_t, std::uint64_t) { return false; });
+            QVERIFY(runs.empty());
+        }
+        QVERIFY(contents(session) == before);
+        QVERIFY(!QFile::exists(QString::fromStdString(session + "-wal")));
+    }
+
     void importRefusesBadInputBeforeWriting() {
         const std::string file = path("bad-import.allocscope");
         const std::string garbage = path("garbage.pickle");
