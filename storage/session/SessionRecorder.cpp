@@ -52,63 +52,53 @@ void SessionRecorder::onEvent(const alloc::Event& event) {
     if (batch_.events.size() >= options_.batchEvents) flush();
 }
 
+namespace {
+
 // Values that only move by events in one direction unless a reset or an event-less counter
 // changed them: peaks and accumulated totals never decrease; the retry and sync counters have
-// no event at all.
-std::array<std::int64_t, SessionRecorder::kWatched> SessionRecorder::watched(const alloc::DeviceStats& s) {
-    std::array<std::int64_t, kWatched> out{};
-    std::size_t i = 0;
+// no event at all. Visited in one fixed order (SessionRecorder::kWatched values), by watched()
+// and by syncStats(), which must not build an array after every replay step.
+template <typename Visit>
+void visitWatched(const alloc::DeviceStats& s, Visit&& visit) {
     for (const alloc::StatArray* array : {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes,
                                            &s.reserved_bytes, &s.active_bytes, &s.inactive_split_bytes, &s.requested_bytes}) {
         for (const alloc::Stat& stat : *array) {
-            out[i++] = stat.peak;
-            out[i++] = stat.allocated;
+            visit(stat.peak);
+            visit(stat.allocated);
         }
     }
-    out[i++] = s.oversize_allocations.peak;
-    out[i++] = s.oversize_allocations.allocated;
-    out[i++] = s.oversize_segments.peak;
-    out[i++] = s.oversize_segments.allocated;
-    out[i++] = s.num_alloc_retries;
-    out[i++] = s.num_sync_all_streams;
-    out[i++] = s.num_ooms;
-    out[i++] = s.num_device_alloc;
-    out[i++] = s.num_device_free;
+    visit(s.oversize_allocations.peak);
+    visit(s.oversize_allocations.allocated);
+    visit(s.oversize_segments.peak);
+    visit(s.oversize_segments.allocated);
+    visit(s.num_alloc_retries);
+    visit(s.num_sync_all_streams);
+    visit(s.num_ooms);
+    visit(s.num_device_alloc);
+    visit(s.num_device_free);
+}
+
+}  // namespace
+
+std::array<std::int64_t, SessionRecorder::kWatched> SessionRecorder::watched(const alloc::DeviceStats& s) {
+    std::array<std::int64_t, kWatched> out{};
+    std::size_t i = 0;
+    visitWatched(s, [&](std::int64_t value) { out[i++] = value; });
     return out;
 }
 
 void SessionRecorder::syncStats(const alloc::DeviceStats& stats, bool force) {
-    // Called after every replay step (millions in a big import): compare and remember in one pass
-    // over the statistics, without building the watched values first.
+    // Called after every replay step (millions in a big import): compare and remember in one pass.
     bool fixup = force || restoredSinceSync_;
     restoredSinceSync_ = false;
-    std::int64_t* last = lastWatched_.data();
-    bool decreased = false;
-    const auto see = [&last, &decreased](std::int64_t value) {
-        decreased |= value < *last;
-        *last++ = value;
-    };
-    for (const alloc::StatArray* array : {&stats.allocation, &stats.segment, &stats.active, &stats.inactive_split,
-                                          &stats.allocated_bytes, &stats.reserved_bytes, &stats.active_bytes,
-                                          &stats.inactive_split_bytes, &stats.requested_bytes}) {
-        for (const alloc::Stat& stat : *array) {
-            see(stat.peak);
-            see(stat.allocated);
-        }
-    }
-    see(stats.oversize_allocations.peak);
-    see(stats.oversize_allocations.allocated);
-    see(stats.oversize_segments.peak);
-    see(stats.oversize_segments.allocated);
-    // Retries and syncs have no event at all: any change is stored.
-    fixup |= decreased || stats.num_alloc_retries != last[0] || stats.num_sync_all_streams != last[1];
-    last[0] = stats.num_alloc_retries;
-    last[1] = stats.num_sync_all_streams;
-    last += 2;
-    see(stats.num_ooms);
-    see(stats.num_device_alloc);
-    see(stats.num_device_free);
-    fixup |= decreased;
+    constexpr std::size_t kEventless = kWatched - 5;  // retries and syncs: any change
+    std::size_t i = 0;
+    visitWatched(stats, [&](std::int64_t value) {
+        std::int64_t& last = lastWatched_[i];
+        fixup |= (i == kEventless || i == kEventless + 1) ? value != last : value < last;
+        last = value;
+        ++i;
+    });
     if (!fixup) return;
     if (!batch_.fixups.empty() && batch_.fixups.back().first == count_) batch_.fixups.back().second = stats;
     else batch_.fixups.emplace_back(count_, stats);
