@@ -1,10 +1,11 @@
 #pragma once
-// A file's bytes, for tests that check input files are never written (compare before / after)
-// or read what a command wrote. One copy for every suite.
+// A file's bytes, for tests that check input files are never written (compare before / after),
+// read what a command wrote, or write the damaged inputs they feed in. One copy for every suite.
 #include <QByteArray>
 #include <QCryptographicHash>
 #include <QFile>
 #include <QString>
+#include <QTemporaryDir>
 
 #include <fstream>
 #include <sstream>
@@ -18,6 +19,14 @@ inline std::string readBytes(const std::string& path) {
     std::ostringstream s;
     s << in.rdbuf();
     return s.str();
+}
+
+// Writes `bytes` as file `name` in `dir` (a test's input file); returns its path.
+inline std::string writeIn(const QTemporaryDir& dir, const char* name, const std::string& bytes) {
+    const std::string path = dir.filePath(QString::fromLatin1(name)).toStdString();
+    std::ofstream out(path, std::ios::binary);
+    out << bytes;
+    return path;
 }
 
 // SHA-256 of the file (empty when it cannot be read).

@@ -5,7 +5,6 @@
 // same way and leaves no session (or change to one) behind.
 #include <QtTest>
 
-#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -31,22 +30,16 @@ class TestTraceInputErrors : public QObject {
     QTemporaryDir dir_;
     std::string cutPickle_, badCsv_;
 
-    std::string write(const char* name, const std::string& bytes) {
-        const std::string path = dir_.filePath(QString::fromLatin1(name)).toStdString();
-        std::ofstream out(path, std::ios::binary);
-        out << bytes;
-        return path;
-    }
 
 private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
         const std::string whole = testfiles::readBytes(traceData("frag101__default.pickle"));
-        cutPickle_ = write("cut.pickle", whole.substr(0, whole.size() / 2));
+        cutPickle_ = testfiles::writeIn(dir_, "cut.pickle", whole.substr(0, whole.size() / 2));
         std::istringstream good(testfiles::readBytes(traceData("frag101__default.csv")));
         std::string text, line;
         for (int i = 0; i < 4 && std::getline(good, line); ++i) text += line + "\n";
-        badCsv_ = write("bad.csv", text + "1,03:21:13.655690,allocate,0x7f8747e00000\n");  // line 5
+        badCsv_ = testfiles::writeIn(dir_, "bad.csv", text + "1,03:21:13.655690,allocate,0x7f8747e00000\n");  // line 5
     }
 
     void verbsPrintOneLineNamingFileAndPlace_data() {

@@ -5,7 +5,6 @@
 #include <QtTest>
 
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -181,12 +180,6 @@ class TestStreamingImport : public QObject {
 
     QTemporaryDir dir_;
 
-    std::string write(const char* name, const std::string& bytes) {
-        const std::string path = dir_.filePath(QString::fromLatin1(name)).toStdString();
-        std::ofstream out(path, std::ios::binary);
-        out << bytes;
-        return path;
-    }
 
     // Both ways of reading report the same error, and it is `expected` (a substring).
     void sameError(const std::string& path, const std::string& expected) {
@@ -259,23 +252,23 @@ private slots:
         QVERIFY(at != std::string::npos);
         std::string opcode = bytes;
         opcode[at] = '\xff';
-        sameError(write("opcode.pickle", opcode), "unknown pickle opcode 0xff (not a pickle, or corrupted) (byte " +
+        sameError(testfiles::writeIn(dir_, "opcode.pickle", opcode), "unknown pickle opcode 0xff (not a pickle, or corrupted) (byte " +
                                                       std::to_string(at) + ")");
         std::string text = bytes;
         text[at + 3] = '\xff';
-        sameError(write("utf8.pickle", text), "invalid UTF-8 in SHORT_BINUNICODE string at byte " + std::to_string(at + 3));
+        sameError(testfiles::writeIn(dir_, "utf8.pickle", text), "invalid UTF-8 in SHORT_BINUNICODE string at byte " + std::to_string(at + 3));
     }
 
     void aCutFileSaysSo() {
         const std::string bytes = testfiles::readBytes(data("traces/train_gpt__default.pickle"));
         // Python's pickler frames the file in 64 KiB FRAMEs: a cut inside one is found at its FRAME.
-        sameError(write("cut.pickle", bytes.substr(0, bytes.size() * 6 / 10)), "FRAME declares 65538 bytes but only ");
-        sameError(write("empty.pickle", std::string()), "empty input: not a pickle (byte 0)");
+        sameError(testfiles::writeIn(dir_, "cut.pickle", bytes.substr(0, bytes.size() * 6 / 10)), "FRAME declares 65538 bytes but only ");
+        sameError(testfiles::writeIn(dir_, "empty.pickle", std::string()), "empty input: not a pickle (byte 0)");
     }
 
     // A pickle the stream cannot follow is read whole instead, with the same traces.
     void aPickleReferringBackToAnEntryIsReadWhole() {
-        const std::string path = write("twice.pickle", entryReferredTwice());
+        const std::string path = testfiles::writeIn(dir_, "twice.pickle", entryReferredTwice());
         QVERIFY_THROWS_EXCEPTION(formats::StreamingUnsupported, streamed(path));
         const std::vector<alloc::RecordedTrace> traces = storage::TraceFile::load(path, storage::StreamMode::Always).traces;
         QCOMPARE(traces.size(), std::size_t{1});
@@ -292,7 +285,7 @@ private slots:
         const std::size_t at = bytes.find(alloc);
         QVERIFY(at != std::string::npos);
         bytes[at + 6] = 'z';
-        sameError(write("action.pickle", bytes), "unknown trace action 'alloz' (device_traces[0][1])");
+        sameError(testfiles::writeIn(dir_, "action.pickle", bytes), "unknown trace action 'alloz' (device_traces[0][1])");
     }
 };
 

@@ -4,7 +4,6 @@
 // the file and, where the reader knows it, the place inside (byte, line, entry) -- exactly.
 #include <QtTest>
 
-#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -25,12 +24,6 @@ class TestTraceFile : public QObject {
 
     QTemporaryDir dir_;
 
-    std::string write(const char* name, const std::string& bytes) {
-        const std::string path = dir_.filePath(QString::fromLatin1(name)).toStdString();
-        std::ofstream out(path, std::ios::binary);
-        out << bytes;
-        return path;
-    }
 
     // The error TraceFile::read throws for `path` (fails the test when it reads the file).
     static formats::FormatError readError(const std::string& path) {
@@ -54,7 +47,7 @@ private slots:
     }
 
     void readsAnRmmLogByContentWhateverItsName() {
-        const std::string log = write("log.txt", testfiles::readBytes(traceData("frag101__default.csv")));
+        const std::string log = testfiles::writeIn(dir_, "log.txt", testfiles::readBytes(traceData("frag101__default.csv")));
         const storage::TraceFile file = storage::TraceFile::read(log);
         QCOMPARE(file.format, storage::TraceFormat::RmmCsv);
         QCOMPARE(file.traces.size(), std::size_t{1});
@@ -63,7 +56,7 @@ private slots:
 
     void truncatedPickleNamesFileAndByte() {
         const std::string whole = testfiles::readBytes(traceData("frag101__default.pickle"));
-        const std::string cut = write("cut.pickle", whole.substr(0, whole.size() / 2));
+        const std::string cut = testfiles::writeIn(dir_, "cut.pickle", whole.substr(0, whole.size() / 2));
         const std::string before = testfiles::readBytes(cut);
         const formats::FormatError e = readError(cut);
         // Protocol 4 frames its opcodes: the FRAME at byte 2 (after PROTO) declares more bytes
@@ -80,14 +73,14 @@ private slots:
         std::string text, line;
         for (int i = 0; i < 4 && std::getline(good, line); ++i) text += line + "\n";
         text += "1,03:21:13.655690,allocate,0x7f8747e00000\n";
-        const std::string csv = write("bad.csv", text);
+        const std::string csv = testfiles::writeIn(dir_, "bad.csv", text);
         const formats::FormatError e = readError(csv);
         QCOMPARE(e.location(), csv + ": line 5");
         QVERIFY2(!e.problem().empty() && e.problem().find(csv) == std::string::npos, e.what());
     }
 
     void badSnapshotEntryNamesFileAndEntry() {
-        const std::string json = write(
+        const std::string json = testfiles::writeIn(dir_, 
             "entry.json",
             R"({"segments": [], "device_traces": [[{"action": "alloc", "addr": 4096, "size": 512, "stream": 0, "time_us": 1, "frames": []},)"
             R"( {"action": "teleport", "addr": 4096, "size": 512, "stream": 0, "time_us": 2, "frames": []}]]})");
@@ -104,12 +97,12 @@ private slots:
     }
 
     void snapshotNameHoldsTheContentToIt() {
-        const std::string empty = write("empty.pickle", "");
+        const std::string empty = testfiles::writeIn(dir_, "empty.pickle", "");
         formats::FormatError e = readError(empty);
         QCOMPARE(e.problem(), std::string("the file is empty, not a PyTorch memory snapshot"));
         QCOMPARE(e.location(), empty + ": byte 0");
 
-        const std::string text = write("notes.pkl", "Thread,Time,Action,Pointer,Size,Stream\n");
+        const std::string text = testfiles::writeIn(dir_, "notes.pkl", "Thread,Time,Action,Pointer,Size,Stream\n");
         e = readError(text);
         QVERIFY2(e.problem().rfind("not a PyTorch memory snapshot", 0) == 0, e.what());
         QCOMPARE(e.location(), text + ": byte 0");
@@ -118,8 +111,8 @@ private slots:
     void aTraceWithoutEventsIsAnError() {
         // A snapshot with neither events nor segments has no device; an RMM log with only its
         // header has no records.
-        for (const std::string& path : {write("nothing.json", R"({"segments": [], "device_traces": []})"),
-                                        write("header-only.csv", "Thread,Time,Action,Pointer,Size,Stream\n")}) {
+        for (const std::string& path : {testfiles::writeIn(dir_, "nothing.json", R"({"segments": [], "device_traces": []})"),
+                                        testfiles::writeIn(dir_, "header-only.csv", "Thread,Time,Action,Pointer,Size,Stream\n")}) {
             const formats::FormatError e = readError(path);
             QCOMPARE(e.problem(), std::string("the trace holds no allocator events and no segments"));
             QCOMPARE(e.location(), path);
@@ -128,7 +121,7 @@ private slots:
 
     void loadLeavesNamingTheFileToTheCaller() {
         const std::string whole = testfiles::readBytes(traceData("frag101__default.pickle"));
-        const std::string cut = write("cut-load.pickle", whole.substr(0, 100));
+        const std::string cut = testfiles::writeIn(dir_, "cut-load.pickle", whole.substr(0, 100));
         try {
             storage::TraceFile::load(cut);
             QFAIL("a truncated pickle was loaded");
