@@ -27,9 +27,9 @@ using FileKey = std::tuple<QString, qint64, qint64>;
 std::mutex cacheMutex;
 std::map<FileKey, std::map<qint64, DeviceFacts>> cache;
 
-std::optional<std::map<qint64, DeviceFacts>> factsOf(const QString& path) {
-    const QFileInfo info(path);
-    if (!info.isFile() || !info.isReadable()) return std::nullopt;
+// `info`: a readable file (RecordingCatalog::collect checked it).
+std::optional<std::map<qint64, DeviceFacts>> factsOf(const QFileInfo& info) {
+    const QString path = info.filePath();
     const FileKey key{info.absoluteFilePath(), info.size(), info.lastModified().toMSecsSinceEpoch()};
     {
         const std::lock_guard<std::mutex> lock(cacheMutex);
@@ -116,7 +116,7 @@ RecordingSources RecordingCatalog::collect(const std::vector<storage::RunRow>& r
             out.insert(row.number, *r);
             continue;
         }
-        const std::optional<std::map<qint64, DeviceFacts>> facts = factsOf(r->path);
+        const std::optional<std::map<qint64, DeviceFacts>> facts = factsOf(file);
         if (!facts) continue;
         const auto device = facts->find(r->device);
         if (device == facts->end()) continue;
