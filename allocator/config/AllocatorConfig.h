@@ -2,6 +2,7 @@
 // Everything PYTORCH_CUDA_ALLOC_CONF can set, as a plain value. Defaults are PyTorch 2.11's.
 // parseConfig() (ConfigParser.h) builds one from a string; formatConfig() writes it back.
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -38,8 +39,9 @@ struct AllocatorConfig {
 
     // The interval index of roundupPower2Divisions that applies to `size` bytes.
     static std::size_t roundupIntervalIndex(std::uint64_t size) {
-        std::size_t log2 = 0;
-        for (std::uint64_t s = size; s > 1; s >>= 1) ++log2;
+        // floor(log2(size)) (0 for 0 and 1), as c10's llvm::Log2_64, in one instruction: a shift
+        // loop here cost up to 28 iterations on every malloc (round_size asks for every request).
+        const std::size_t log2 = size > 1 ? static_cast<std::size_t>(std::bit_width(size)) - 1 : 0;
         if (log2 <= 20) return 0;
         return log2 - 20 > 15 ? 15 : log2 - 20;
     }

@@ -156,9 +156,8 @@ Block* CachingAllocator::Impl::getFreeBlock(BlockPool& pool, StreamId stream, st
     if (size < maxSplit && it->size() >= maxSplit) return nullptr;
     if (size >= maxSplit && it->size() >= size + config_.maxNonSplitRounding) return nullptr;
     if (tieObserver_) reportTie(pool, *it, size);
-    Block* block = it->block;
-    blocks.erase(it);
-    return block;
+    // Left listed: allocFoundBlock takes it out, or lets a split's remainder keep its entry.
+    return it->block;
 }
 
 // Every other free block equal to the chosen one (for expandable segments, equal also in the size
@@ -192,7 +191,10 @@ bool CachingAllocator::Impl::shouldSplit(const Block* block, std::uint64_t size)
     return size < config_.maxSplitSize && remaining > kSmallSize;
 }
 
-// alloc_found_block(): carve the low-address part, §3.3.
+// alloc_found_block(): carve the low-address part, §3.3. Every source hands over a block still
+// listed in its pool's free set (getFreeBlock, tryAllocateExpandableBlock, allocBlock): a split
+// keeps the high-address remainder listed under its new key (BlockPool::relistFree), else the
+// block leaves the set here. The set ends as PyTorch's erase and insert leave it.
 Block* CachingAllocator::Impl::allocFoundBlock(Block* block, std::uint64_t size, std::uint64_t origSize,
                                                std::uint32_t stackId) {
     BlockPool& pool = *block->pool;
@@ -217,16 +219,19 @@ Block* CachingAllocator::Impl::allocFoundBlock(Block* block, std::uint64_t size,
         remaining->prev = block;
         remaining->address += size;
         remaining->size -= size;
-        pool.insertFree(remaining);
+        pool.relistFree(remaining, remaining->freePos);
         if (alreadySplit && !expandable) {
             decrease(stats_.inactive_split_bytes, st, static_cast<std::int64_t>(size));
         } else if (!expandable) {
             increase(stats_.inactive_split_bytes, st, static_cast<std::int64_t>(remaining->size));
             increase(stats_.inactive_split, st, 1);
         }
-    } else if (alreadySplit && !expandable) {
-        decrease(stats_.inactive_split_bytes, st, static_cast<std::int64_t>(block->size));
-        decrease(stats_.inactive_split, st, 1);
+    } else {
+        pool.eraseFree(block);
+        if (alreadySplit && !expandable) {
+            decrease(stats_.inactive_split_bytes, st, static_cast<std::int64_t>(block->size));
+            decrease(stats_.inactive_split, st, 1);
+        }
     }
     block->allocated = true;
     block->requestedSize = origSize;
@@ -267,6 +272,7 @@ Block* CachingAllocator::Impl::allocBlock(BlockPool& pool, StreamId stream, std:
     block->segment = segment;
     block->pool = &pool;
     segment->head = block;
+    pool.insertFree(block);  // listed, as allocFoundBlock expects
     increase(stats_.segment, pool.statType, 1);
     increase(stats_.reserved_bytes, pool.statType, static_cast<std::int64_t>(allocSize));
     if (allocSize >= config_.maxSplitSize) stats_.oversize_segments.increase(1);
@@ -311,14 +317,20 @@ void CachingAllocator::Impl::freeBlock(Block* block) {
     std::int64_t netBlocks = 0;
     std::int64_t netBytes = 0;
     Block* candidates[2] = {block->prev, block->next};
+    // The free-set entry of the first neighbour merged in, which `block` takes over.
+    std::optional<detail::FreeSet::iterator> reuse;
     for (Block* candidate : candidates) {
-        const std::uint64_t subsumed = tryMergeBlocks(block, candidate, pool);
+        const std::uint64_t subsumed = tryMergeBlocks(block, candidate, pool, &reuse);
         if (subsumed > 0) {
             netBlocks -= 1;
             netBytes -= static_cast<std::int64_t>(subsumed);
         }
     }
-    pool.insertFree(block);
+    if (reuse) {
+        pool.relistFree(block, *reuse);
+    } else {
+        pool.insertFree(block);
+    }
     if (block->isSplit()) {
         netBlocks += 1;
         netBytes += static_cast<std::int64_t>(block->size);
@@ -336,7 +348,10 @@ void CachingAllocator::Impl::freeBlock(Block* block) {
 }
 
 // try_merge_blocks(): absorb `src` into `dst` if it is free, idle and in the same mapped state.
-std::uint64_t CachingAllocator::Impl::tryMergeBlocks(Block* dst, Block* src, BlockPool& pool) {
+// With `reuse` (free_block), the first mapped `src` leaves its free-set entry in *reuse for `dst`
+// to take over (BlockPool::relistFree) instead of erasing it; the caller must relist it.
+std::uint64_t CachingAllocator::Impl::tryMergeBlocks(Block* dst, Block* src, BlockPool& pool,
+                                                     std::optional<detail::FreeSet::iterator>* reuse) {
     if (src == nullptr || !src->isAvailable() || dst->mapped != src->mapped) return 0;
     if (dst->prev == src) {
         dst->address = src->address;
@@ -352,7 +367,9 @@ std::uint64_t CachingAllocator::Impl::tryMergeBlocks(Block* dst, Block* src, Blo
     }
     const std::uint64_t subsumed = src->size;
     dst->size += subsumed;
-    if (src->mapped) {
+    if (src->mapped && reuse != nullptr && !reuse->has_value()) {
+        *reuse = src->freePos;
+    } else if (src->mapped) {
         pool.eraseFree(src);
     } else {
         pool.unmapped.erase(src);

@@ -87,7 +87,8 @@ public:
     detail::Block* allocBlock(detail::BlockPool& pool, StreamId stream, std::uint64_t size,
                               std::uint64_t allocSize, bool isRetry, std::uint32_t stackId);
     void freeBlock(detail::Block* block);
-    std::uint64_t tryMergeBlocks(detail::Block* dst, detail::Block* src, detail::BlockPool& pool);
+    std::uint64_t tryMergeBlocks(detail::Block* dst, detail::Block* src, detail::BlockPool& pool,
+                                 std::optional<detail::FreeSet::iterator>* reuse = nullptr);
     void releaseBlock(detail::Block* block);
     void releaseBlocks(detail::BlockPool& pool);
     void releaseCachedBlocks();

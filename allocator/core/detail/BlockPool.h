@@ -2,7 +2,9 @@
 // PyTorch's BlockPool: the free set ordered by (stream, size, address), the unmapped ranges of
 // expandable segments ordered by (stream, address), and the pool's GC age clock.
 #include <cstdint>
+#include <iterator>
 #include <set>
+#include <utility>
 
 #include "allocator/core/DeviceStats.h"
 #include "allocator/core/Event.h"
@@ -52,6 +54,32 @@ struct BlockPool {
     }
     // The block must be in this pool's free set (freePos is valid only then).
     void eraseFree(Block* block) { blocks.erase(block->freePos); }
+    // `block` (free) takes over `entry`: its own entry, whose key went stale when the block was
+    // resized (a split's remainder), or the entry of a neighbour it absorbed (free_block). The
+    // set ends as if that entry had been erased and `block` inserted: the same elements in the
+    // same order, so every later search decides the same. The new key moved one way from the
+    // entry's old one; when it has not passed the neighbour on that side, the entry is updated
+    // in place (no erase, no insert); otherwise its node moves.
+    void relistFree(Block* block, FreeSet::iterator entry) {
+        const FreeEntry updated(block);
+        const BySize less;
+        bool inPlace = false;
+        if (less(updated, *entry)) {
+            inPlace = entry == blocks.begin() || less(*std::prev(entry), updated);
+        } else {
+            const auto after = std::next(entry);
+            inPlace = after == blocks.end() || less(updated, *after);
+        }
+        if (inPlace) {
+            entry->assignInPlace(updated);
+        } else {
+            auto node = blocks.extract(entry);
+            node.value() = updated;
+            entry = blocks.insert(std::move(node)).position;
+        }
+        block->freePos = entry;
+        block->gcCountBase = getFreeBlocksCallCount;
+    }
 
     FreeSet blocks;         // free, mapped blocks
     UnmappedSet unmapped;   // unmapped ranges of expandable segments

@@ -112,8 +112,7 @@ Block* CachingAllocator::Impl::tryAllocateExpandableBlock(BlockPool& pool, Strea
         if (!mapBlock(next, std::min(remaining, next->size))) return nullptr;
         candidate = next;
     }
-    pool.eraseFree(candidate);
-    return candidate;
+    return candidate;  // listed in the free set (mapBlock put it there), as allocFoundBlock expects
 }
 
 // unmap_block(): unmap the whole pages strictly inside a free block; partial pages at either

@@ -26,15 +26,27 @@ inline SizeAddress sizeAddress(std::uint64_t size, std::uint64_t address) {
 }
 
 // A free-set element carries its sort key (and the expandable flag) inline, so searches compare
-// without dereferencing Blocks: the free set is the hottest structure of the allocator. The
-// key fields never change while a block is in the set (blocks are taken out before resizing).
+// without dereferencing Blocks: the free set is the hottest structure of the allocator. A Block's
+// size and address may change while it is listed (a split's remainder): the entry keeps the old
+// key until BlockPool::relistFree brings it up to date.
+//
+// The fields are mutable so that relistFree can give an entry its new key (or another block) in
+// place when that key still sorts between the entry's neighbours: the set's order is unchanged,
+// and an erase and an insert (a tree walk and two rebalances) are saved. Nothing else writes them.
 struct FreeEntry {
-    StreamId stream;
-    SizeAddress key;
-    Block* block;
-    bool expandable;
+    mutable StreamId stream;
+    mutable SizeAddress key;
+    mutable Block* block;
+    mutable bool expandable;
 
     explicit FreeEntry(Block* b);
+    // Takes `other`'s fields; only for an entry whose place in the set `other` keeps.
+    void assignInPlace(const FreeEntry& other) const {
+        stream = other.stream;
+        key = other.key;
+        block = other.block;
+        expandable = other.expandable;
+    }
     std::uint64_t size() const { return static_cast<std::uint64_t>(key >> 64); }
     std::uint64_t address() const { return static_cast<std::uint64_t>(key); }
     Block* operator->() const { return block; }
