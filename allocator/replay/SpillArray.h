@@ -100,6 +100,8 @@ public:
         ++size_;
         if (size_ == releaseAt_) releaseWritten();
     }
+    // As std::vector's, but a spilled array only holds address space for n values: its values
+    // do not move while it grows up to n; its file grows as values arrive.
     void reserve(std::size_t n) {
         if (n > capacity_) grow(n, true);
     }
@@ -178,7 +180,9 @@ private:
     }
 
     // Room for at least n values: doubling in memory, then (past spillFromBytes) in the file.
-    // `exact`: reserve() asked for n; no doubling in memory.
+    // `exact`: reserve() asked for n: no doubling in memory; in the file only address space is
+    // held for n (the file itself grows as values arrive, kGrowBytes at a time, so a generous
+    // guess costs no disk).
     void grow(std::size_t n, bool exact = false) {
         if (n > max_size()) throw std::length_error("SpillArray: too many values");
         const std::size_t want = exact ? n : std::max<std::size_t>({n, 2 * capacity_, 16});
@@ -186,19 +190,19 @@ private:
             if (!file_) {
                 // The address space is reserved generously (no memory is committed for it), so
                 // the mapping almost never has to move as the file grows.
-                std::unique_ptr<SpillFile> file = SpillFile::create(std::max(want * sizeof(T), kReserveBytes));
+                std::unique_ptr<SpillFile> file = SpillFile::create(std::max(n * sizeof(T), kReserveBytes));
                 if (file) {
-                    file->grow(want * sizeof(T));
+                    file->grow(std::max<std::size_t>(size_, 1) * sizeof(T));
                     if (size_ > 0) std::memcpy(file->data(), static_cast<const void*>(data_), size_ * sizeof(T));
                     freeMemory();
                     file_ = std::move(file);
                     releasedTo_ = 0;
-                    releaseAt_ = size_ + std::max<std::size_t>(1, kWindowBytes / sizeof(T));
                     releaseWritten();
                 }
             }
             if (file_) {
-                file_->grow(want * sizeof(T));
+                file_->reserve(n * sizeof(T));
+                file_->grow((exact ? std::max<std::size_t>(size_, 1) : n) * sizeof(T));
                 data_ = reinterpret_cast<T*>(file_->data());
                 capacity_ = file_->size() / sizeof(T);
                 return;

@@ -41,6 +41,11 @@ public:
     // Makes the file and its mapping cover at least `bytes` (in steps of kGrowBytes). Throws
     // std::runtime_error when the disk has no room.
     void grow(std::size_t bytes);
+    // Holds address space for `bytes` (the file is not grown): the mapping will not move before
+    // the file passes that size.
+    void reserve(std::size_t bytes) {
+        if (bytes > reserved_) reserveAddresses(bytes);
+    }
     // Drops the pages that lie wholly inside [from, to) from memory; their data stays in the file.
     void release(std::size_t from, std::size_t to) const;
 
