@@ -235,14 +235,17 @@ private slots:
 
     // A trace whose entries and steps live in temporary files (SpillArray, forced here with a
     // 4 KiB threshold) replays as one in memory: the same events, statistics, verdict and
-    // inferences. train_gpt: the ground truth; ringbuf_train: a truncated history (HistoryWindow
-    // walks it backwards); cudagraph_mlp: private pools (the inference re-runs the whole trace).
+    // inferences. train_gpt: the ground truth; frag101: an explicit empty_cache() call
+    // inferred by re-running the prefix; ringbuf_train: a truncated history (HistoryWindow
+    // walks it backwards); mempool_mix: private pools (the inference re-runs the whole trace for
+    // each of its 8 revised guesses).
     void aSpilledTraceReplaysTheSame_data() {
         QTest::addColumn<QString>("dir");
         QTest::addColumn<QString>("name");
         QTest::newRow("train_gpt__default") << "traces" << "train_gpt__default";
+        QTest::newRow("frag101__default") << "traces" << "frag101__default";
         QTest::newRow("ringbuf_train__default") << "pools" << "ringbuf_train__default";
-        QTest::newRow("cudagraph_mlp__default") << "pools" << "cudagraph_mlp__default";
+        QTest::newRow("mempool_mix__default") << "pools" << "mempool_mix__default";
     }
     void aSpilledTraceReplaysTheSame() {
         QFETCH(QString, dir);
