@@ -4,10 +4,13 @@
 // that walk it keep the resident set bounded; nothing is ever left in $TMPDIR.
 #include <QtTest>
 
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
+
+#include <sys/resource.h>
 
 #include "allocator/replay/RecordedTrace.h"
 #include "allocator/replay/SpillArray.h"
@@ -153,6 +156,36 @@ private slots:
         c = plain;
         QCOMPARE(c.size(), std::size_t{2});
         QVERIFY(same(c.back(), 5));
+    }
+
+    // A disk without room (here: a file size limit of 16 MiB) stops the growth with an exception
+    // that says what and where, before a page is written (a mapped page without a block would
+    // raise SIGBUS and kill the process); what was stored before reads back.
+    void aFullDiskIsAnError() {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const testfiles::SpillSetting spill(4096, tmp.path());
+        rlimit old{};
+        QCOMPARE(::getrlimit(RLIMIT_FSIZE, &old), 0);
+        void (*oldHandler)(int) = std::signal(SIGXFSZ, SIG_IGN);  // EFBIG instead of the signal
+        rlimit small = old;
+        small.rlim_cur = 16u << 20;
+        QCOMPARE(::setrlimit(RLIMIT_FSIZE, &small), 0);
+        Entries a;
+        std::string error;
+        try {
+            for (std::size_t i = 0; i < 100; ++i) a.push_back(entry(i));
+        } catch (const std::runtime_error& e) {
+            error = e.what();
+        }
+        ::setrlimit(RLIMIT_FSIZE, &old);
+        std::signal(SIGXFSZ, oldHandler);
+        QVERIFY2(error.find("no room for 64 MiB of temporary data in " + tmp.path().toStdString()) != std::string::npos, error.c_str());
+        QVERIFY(error.find("TMPDIR") != std::string::npos);
+        QVERIFY(!a.empty());
+        bool ok = true;
+        for (std::size_t i = 0; i < a.size(); ++i) ok = ok && same(a[i], i);
+        QVERIFY(ok);
     }
 
     // Without a usable temporary directory the array stays in memory and works as before.
