@@ -8,7 +8,9 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 namespace allocscope::alloc {
@@ -18,9 +20,19 @@ constexpr std::size_t kPage = 4096;  // madvise works on whole pages; larger pag
 
 std::size_t roundUp(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
+bool inMemoryFileSystem(const char* dir) {
+    struct statfs fs {};
+    return ::statfs(dir, &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
+}
+
+// $TMPDIR when set (the user's choice, even a tmpfs). Otherwise /tmp, unless /tmp is a tmpfs (as
+// on many desktops): a file there lives in memory, which is what spilling is meant to spare, so
+// /var/tmp (meant for big temporary files, on disk) is taken when it is not one.
 std::string tempDir() {
     const char* dir = std::getenv("TMPDIR");
-    return dir != nullptr && *dir != '\0' ? std::string(dir) : std::string("/tmp");
+    if (dir != nullptr && *dir != '\0') return dir;
+    if (inMemoryFileSystem("/tmp") && ::access("/var/tmp", W_OK) == 0 && !inMemoryFileSystem("/var/tmp")) return "/var/tmp";
+    return "/tmp";
 }
 
 // An open file in `dir` that has no name. -1 when none can be made.

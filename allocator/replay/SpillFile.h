@@ -26,7 +26,8 @@ namespace allocscope::alloc {
 
 class SpillFile {
 public:
-    // A new, empty file in $TMPDIR (or /tmp) with `reserve` bytes of address space held for it.
+    // A new, empty file in $TMPDIR (unset: /tmp, or /var/tmp when /tmp is a tmpfs) with `reserve`
+    // bytes of address space held for it.
     // Null when no temporary file can be made there (a read-only or missing directory): the
     // caller then keeps its data in memory, as it would without spilling.
     static std::unique_ptr<SpillFile> create(std::size_t reserve);
