@@ -31,7 +31,7 @@ std::vector<std::uint64_t> hiddenSizes() {
 
 std::optional<HiddenRangeCalibration> HiddenRangeCalibration::fromRecording(const RecordedTrace& recording) {
     HiddenRangeCalibration calibration;
-    const std::vector<TraceStep> steps = TraceSteps::cut(recording);
+    const SpillArray<TraceStep> steps = TraceSteps::cut(recording);
     for (std::size_t k = 0; k < steps.size(); ++k) {
         for (std::size_t i = steps[k].begin; i < steps[k].end; ++i) {
             const RecordedEntry& e = recording.entries[i];

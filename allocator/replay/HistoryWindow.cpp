@@ -15,7 +15,9 @@ HistoryWindow::HistoryWindow(const RecordedTrace& trace, const AllocatorConfig& 
         problem_ = rewind.problem();
         return;
     }
+    SpillArray<RecordedEntry>::Walk walk(trace.entries);  // backwards: a window stays in memory
     for (std::size_t i = trace.entries.size(); i-- > 0;) {
+        walk.at(i);
         if (!rewind.undo(trace.entries[i])) {
             problem_ = "trace entry " + std::to_string(i) + ": " + rewind.problem();
             // A lone stray entry that does not fit the final state (undo changed nothing): start
@@ -23,6 +25,7 @@ HistoryWindow::HistoryWindow(const RecordedTrace& trace, const AllocatorConfig& 
             if (trace.entries.size() > 1) return;
         }
     }
+    trace.entries.forget(0, trace.entries.size());
     if (rewind.empty()) return;  // recorded from the start: nothing was there before
     truncated_ = true;
     initial_ = rewind.segments();

@@ -13,6 +13,7 @@
 #include "allocator/core/Event.h"
 #include "allocator/core/SegmentInfo.h"
 #include "allocator/core/StackTable.h"
+#include "allocator/replay/SpillArray.h"
 
 namespace allocscope::alloc {
 
@@ -45,7 +46,9 @@ struct RecordedTrace {
     // False when the source carries no segment events (RMM CSV): explicit empty_cache() calls
     // then cannot be seen, and a new segment's address is taken from the allocation it serves.
     bool hasSegmentEvents = true;
-    std::vector<RecordedEntry> entries;
+    // A big snapshot's millions of entries live in a temporary file, a window of them in memory
+    // (SpillArray): readers that go through them say where they are with a SpillArray::Walk.
+    SpillArray<RecordedEntry> entries;
     StackTable stacks;
     std::vector<PhaseMark> phases;
     // The allocator state when the snapshot was taken (its `segments` for this device), when the

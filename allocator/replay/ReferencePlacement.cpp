@@ -5,7 +5,7 @@
 namespace allocscope::alloc {
 
 ReferencePlacement::ReferencePlacement(const RecordedTrace& recording) {
-    const std::vector<TraceStep> steps = TraceSteps::cut(recording);
+    const SpillArray<TraceStep> steps = TraceSteps::cut(recording);
     for (std::size_t k = 0; k < steps.size(); ++k) {
         for (std::size_t i = steps[k].begin; i < steps[k].end; ++i) {
             const RecordedEntry& e = recording.entries[i];

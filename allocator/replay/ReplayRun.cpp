@@ -28,7 +28,7 @@ public:
     std::uint64_t count = 0;
 };
 
-ReplayRun::ReplayRun(const RecordedTrace& trace, const std::vector<TraceStep>& steps, const ReplayOptions& options)
+ReplayRun::ReplayRun(const RecordedTrace& trace, const SpillArray<TraceStep>& steps, const ReplayOptions& options)
     : trace_(trace), steps_(steps), options_(options), capture_(std::make_unique<Capture>()) {
     device_ = std::make_unique<SimulatedDevice>(options.totalMemory, options.otherMemory);
     device_->setAddressOracle([this](const PlacementRequest& request) { return oracle(request); });

@@ -39,7 +39,7 @@ struct StepOutcome {
 
 class ReplayRun {
 public:
-    ReplayRun(const RecordedTrace& trace, const std::vector<TraceStep>& steps, const ReplayOptions& options);
+    ReplayRun(const RecordedTrace& trace, const SpillArray<TraceStep>& steps, const ReplayOptions& options);
     ~ReplayRun();
     ReplayRun(const ReplayRun&) = delete;
     ReplayRun& operator=(const ReplayRun&) = delete;
@@ -89,7 +89,7 @@ private:
     void emitPhases(std::size_t upToEntry);
 
     const RecordedTrace& trace_;
-    const std::vector<TraceStep>& steps_;
+    const SpillArray<TraceStep>& steps_;
     const ReplayOptions& options_;
     std::unique_ptr<Capture> capture_;
     std::unique_ptr<SimulatedDevice> device_;

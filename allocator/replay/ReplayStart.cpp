@@ -4,7 +4,7 @@
 
 namespace allocscope::alloc {
 
-ReplayStart startReplay(const RecordedTrace& trace, const std::vector<TraceStep>& steps, const ReplayOptions& options,
+ReplayStart startReplay(const RecordedTrace& trace, const SpillArray<TraceStep>& steps, const ReplayOptions& options,
                         PoolRouting* routing, const HistoryWindow& window) {
     ReplayStart start;
     start.run = std::make_unique<ReplayRun>(trace, steps, options);

@@ -20,7 +20,7 @@ struct ReplayStart {
     std::string problem;          // why a truncated history's state could not be rebuilt
 };
 
-ReplayStart startReplay(const RecordedTrace& trace, const std::vector<TraceStep>& steps, const ReplayOptions& options,
+ReplayStart startReplay(const RecordedTrace& trace, const SpillArray<TraceStep>& steps, const ReplayOptions& options,
                         PoolRouting* routing, const HistoryWindow& window);
 
 }  // namespace allocscope::alloc

@@ -23,8 +23,8 @@ struct Expected {
     const RecordedTrace* trace = nullptr;
     // The replayed trace's own steps when it is its own expectation (not copied: a big trace has
     // millions), or ownSteps.
-    const std::vector<TraceStep>* steps = nullptr;
-    std::vector<TraceStep> ownSteps;
+    const SpillArray<TraceStep>* steps = nullptr;
+    SpillArray<TraceStep> ownSteps;
     // Another process's recording (a what-if compared with a run under its config) has its own
     // virtual addresses: it is compared by position (segment ordinal + offset) instead.
     bool translate = false;
@@ -240,13 +240,16 @@ std::vector<std::size_t> poolHints(const RecordedTrace& trace, const TraceStep& 
     return hints;
 }
 
+// How often (in steps) a what-if lets the pages of the expected recording it has passed go.
+constexpr std::size_t kForgetExpectedEvery = 1 << 16;
+
 // One replay of the whole trace. `routing` null: every allocation from the default pools.
 // `hints`: where to put the pool guesses the first difference points at.
 ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options, PoolRouting* routing,
                         std::vector<std::size_t>* hints) {
     ReplayResult result;
     if (routing) routing->startReplay();
-    const std::vector<TraceStep> steps = TraceSteps::cut(trace);
+    const SpillArray<TraceStep> steps = TraceSteps::cut(trace);
     result.steps = steps.size();
 
     Expected expected;
@@ -285,8 +288,18 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
         result.notes.push_back("the state before the recorded history could not be rebuilt (" + problem +
                                "): the replay starts from an empty allocator");
     }
+    // A big trace's entries and steps leave memory behind the replay (SpillArray); so do the
+    // expected recording's when it is another trace (a what-if compared with it).
+    SpillArray<TraceStep>::Walk stepWalk(steps);
+    SpillArray<RecordedEntry>::Walk entryWalk(trace.entries);
     for (std::size_t k = 0; k < steps.size(); ++k) {
         const TraceStep& step = steps[k];
+        stepWalk.at(k);
+        entryWalk.at(step.begin);
+        if (expected.trace && expected.trace != &trace && k % kForgetExpectedEvery == 0 && k < expected.steps->size()) {
+            expected.steps->forget(0, k);
+            expected.trace->entries.forget(0, (*expected.steps)[k].begin);
+        }
         const RecordedEntry* program = step.program == kNoEntry ? nullptr : &trace.entries[step.program];
         bool want = given.count(k) > 0;
         bool tryBoth = false;
@@ -303,7 +316,13 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
         if (tryBoth && !mismatch.empty()) {
             // Rebuild the state before step k and try the step after an explicit empty_cache().
             auto alt = startReplay(trace, steps, options, routing, window).run;
-            for (std::size_t j = 0; j < k; ++j) alt->runStep(j, emptyCache[j]);
+            SpillArray<TraceStep>::Walk rerunSteps(steps);
+            SpillArray<RecordedEntry>::Walk rerunEntries(trace.entries);
+            for (std::size_t j = 0; j < k; ++j) {
+                rerunSteps.at(j);
+                rerunEntries.at(steps[j].begin);
+                alt->runStep(j, emptyCache[j]);
+            }
             StepOutcome altOut = alt->runStep(k, true);
             ++result.rewinds;
             std::string altMismatch = compareStep(expected, k, program, altOut);

@@ -14,9 +14,9 @@ bool TraceSteps::isRelease(EventAction action) {
     return action == EventAction::SegmentFree || action == EventAction::SegmentUnmap;
 }
 
-std::vector<TraceStep> TraceSteps::cut(const RecordedTrace& trace) {
-    std::vector<TraceStep> steps;
-    const std::vector<RecordedEntry>& e = trace.entries;
+SpillArray<TraceStep> TraceSteps::cut(const RecordedTrace& trace) {
+    SpillArray<TraceStep> steps;
+    const SpillArray<RecordedEntry>& e = trace.entries;
     if (e.size() > StepIndex::kMaxEntries) {
         throw std::length_error("a trace of " + std::to_string(e.size()) + " entries is more than a replay takes (" +
                                 std::to_string(StepIndex::kMaxEntries) + ")");
@@ -24,10 +24,16 @@ std::vector<TraceStep> TraceSteps::cut(const RecordedTrace& trace) {
     // Room for every step at once: a trace of millions of entries has millions of steps, and
     // growing the vector step by step would hold two copies at its last growth.
     std::size_t upperBound = 1;
-    for (const RecordedEntry& entry : e) upperBound += isSegmentEvent(entry.action) || entry.action == EventAction::Snapshot ? 0 : 1;
+    SpillArray<RecordedEntry>::Walk counted(e);
+    for (std::size_t i = 0; i < e.size(); ++i) {
+        counted.at(i);
+        upperBound += isSegmentEvent(e[i].action) || e[i].action == EventAction::Snapshot ? 0 : 1;
+    }
     steps.reserve(upperBound);
     std::size_t begin = 0;
+    SpillArray<RecordedEntry>::Walk walk(e);
     for (std::size_t i = 0; i < e.size(); ++i) {
+        walk.at(i);
         const EventAction a = e[i].action;
         if (isSegmentEvent(a) || a == EventAction::Snapshot) continue;
         TraceStep step;
@@ -51,6 +57,7 @@ std::vector<TraceStep> TraceSteps::cut(const RecordedTrace& trace) {
     bool trailing = false;
     for (std::size_t i = begin; i < e.size(); ++i) trailing = trailing || isSegmentEvent(e[i].action);
     if (trailing) steps.push_back(TraceStep{begin, kNoEntry, e.size(), false});
+    e.forget(0, e.size());
     return steps;
 }
 

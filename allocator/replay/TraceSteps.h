@@ -43,7 +43,8 @@ static_assert(sizeof(TraceStep) == 16);
 class TraceSteps {
 public:
     // Throws std::length_error for a trace of more than StepIndex::kMaxEntries entries.
-    static std::vector<TraceStep> cut(const RecordedTrace& trace);
+    // Like the trace's entries, the steps of a big trace live in a temporary file (SpillArray).
+    static SpillArray<TraceStep> cut(const RecordedTrace& trace);
     static bool isSegmentEvent(EventAction action);
     static bool isRelease(EventAction action);  // segment_free / segment_unmap
 };

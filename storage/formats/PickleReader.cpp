@@ -28,21 +28,23 @@ std::string hexByte(uint8_t b) {
 
 // The pickle memo. Python's memo is a dict keyed by any 32-bit index; PyTorch's JIT pickler uses
 // dense BINPUT indices and CPython uses MEMOIZE (index = current memo size). Dense indices live in
-// a vector; a hostile sparse index (LONG_BINPUT 0xffffffff) goes to a map instead of making us
-// allocate four billion slots.
+// fixed chunks of slots, not one vector: a big snapshot's memo has a hundred million slots, and a
+// vector growing to that size held its old and new buffers at once at each doubling (issue #18).
+// A hostile sparse index (LONG_BINPUT 0xffffffff) goes to a map instead of making us allocate
+// four billion slots.
 class Memo {
 public:
     void put(uint64_t index, PyRef ref) {
-        if (index < dense_.size()) {
-            dense_[index] = ref;
+        if (index < size_) {
+            at(index) = ref;
             return;
         }
-        if (index == dense_.size()) {
-            dense_.push_back(ref);
+        if (index == size_) {
+            append(ref);
             if (sparse_.empty()) return;
             // Pull in sparse entries that are now contiguous.
-            for (auto it = sparse_.find(dense_.size()); it != sparse_.end(); it = sparse_.find(dense_.size())) {
-                dense_.push_back(it->second);
+            for (auto it = sparse_.find(size_); it != sparse_.end(); it = sparse_.find(size_)) {
+                append(it->second);
                 sparse_.erase(it);
             }
             return;
@@ -50,8 +52,8 @@ public:
         sparse_[index] = ref;
     }
     bool get(uint64_t index, PyRef& out) const {
-        if (index < dense_.size()) {
-            out = dense_[index];
+        if (index < size_) {
+            out = chunks_[index >> kChunkBits][index & kChunkMask];
             return true;
         }
         auto it = sparse_.find(index);
@@ -59,16 +61,25 @@ public:
         out = it->second;
         return true;
     }
-    uint64_t count() const { return dense_.size() + sparse_.size(); }
+    uint64_t count() const { return size_ + sparse_.size(); }
     // Where index's value is kept (for a compaction that moves values); null when never stored.
     PyRef* slot(uint64_t index) {
-        if (index < dense_.size()) return &dense_[index];
+        if (index < size_) return &at(index);
         auto it = sparse_.find(index);
         return it == sparse_.end() ? nullptr : &it->second;
     }
 
 private:
-    std::vector<PyRef> dense_;
+    static constexpr unsigned kChunkBits = 16;  // 256 KiB of slots per chunk
+    static constexpr uint64_t kChunkMask = (uint64_t{1} << kChunkBits) - 1;
+    PyRef& at(uint64_t index) { return chunks_[index >> kChunkBits][index & kChunkMask]; }
+    void append(PyRef ref) {
+        if ((size_ & kChunkMask) == 0) chunks_.push_back(std::make_unique<PyRef[]>(kChunkMask + 1));
+        at(size_++) = ref;
+    }
+
+    std::vector<std::unique_ptr<PyRef[]>> chunks_;
+    uint64_t size_ = 0;
     std::unordered_map<uint64_t, PyRef> sparse_;
 };
 

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "allocator/replay/TraceSteps.h"
 #include "storage/formats/FormatError.h"
 #include "storage/import/FrameLine.h"
 
@@ -38,14 +39,36 @@ alloc::BlockState blockState(const std::string& state, const std::string& where)
 
 // Places each record_function marker before the first entry recorded at or after its time. A
 // marker whose device or time is unknown (did not fit int64) cannot be placed and is left out.
+// The markers are searched for in time order, each from where the one before it landed
+// (galloping, then binary search): a big trace's entries live in a file (SpillArray), and binary
+// searches over all of them would bring every page of it into memory, one marker at a time.
 void placePhases(RecordedTrace& trace, const std::vector<formats::Annotation>& annotations) {
-    for (const formats::Annotation& a : annotations) {
+    std::vector<std::pair<std::int64_t, std::size_t>> byTime;  // (time, annotation)
+    for (std::size_t i = 0; i < annotations.size(); ++i) {
+        const formats::Annotation& a = annotations[i];
         if (!a.device || !a.time_us || *a.device != trace.device) continue;
         if (a.stage != "START" && a.stage != "END") continue;
-        auto it = std::lower_bound(trace.entries.begin(), trace.entries.end(), *a.time_us,
-                                   [](const RecordedEntry& e, std::int64_t t) { return e.timeUs < t; });
-        trace.phases.push_back(alloc::PhaseMark{static_cast<std::size_t>(it - trace.entries.begin()), a.name,
-                                                a.stage == "START"});
+        byTime.emplace_back(*a.time_us, i);
+    }
+    std::sort(byTime.begin(), byTime.end());
+    const alloc::SpillArray<RecordedEntry>& entries = trace.entries;
+    alloc::SpillArray<RecordedEntry>::Walk walk(entries);
+    std::vector<std::size_t> at(annotations.size(), alloc::kNoEntry);  // where each one goes
+    std::size_t from = 0;
+    for (const auto& [time, i] : byTime) {
+        std::size_t step = 1;
+        while (from + step <= entries.size() && entries[from + step - 1].timeUs < time) step *= 2;
+        const std::size_t lo = from + step / 2;
+        const std::size_t hi = std::min(from + step, entries.size());
+        from = static_cast<std::size_t>(std::lower_bound(entries.begin() + lo, entries.begin() + hi, time,
+                                                         [](const RecordedEntry& e, std::int64_t t) { return e.timeUs < t; }) -
+                                        entries.begin());
+        walk.at(from);
+        at[i] = from;
+    }
+    entries.forget(0, entries.size());
+    for (std::size_t i = 0; i < annotations.size(); ++i) {
+        if (at[i] != alloc::kNoEntry) trace.phases.push_back(alloc::PhaseMark{at[i], annotations[i].name, annotations[i].stage == "START"});
     }
     std::stable_sort(trace.phases.begin(), trace.phases.end(),
                      [](const alloc::PhaseMark& x, const alloc::PhaseMark& y) { return x.entryIndex < y.entryIndex; });

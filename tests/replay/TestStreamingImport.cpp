@@ -19,6 +19,7 @@
 #include "storage/import/TraceFile.h"
 #include "storage/import/TraceImport.h"
 #include "tests/FileBytes.h"
+#include "tests/SpillSetting.h"
 
 using namespace allocscope;
 
@@ -230,6 +231,57 @@ private slots:
         QCOMPARE(a.program.ops.size(), b.program.ops.size());
         QCOMPARE(replaytest::diffStats(truth.stats, a.stats), QString());
         QVERIFY(a.stats == b.stats);
+    }
+
+    // A trace whose entries and steps live in temporary files (SpillArray, forced here with a
+    // 4 KiB threshold) replays as one in memory: the same events, statistics, verdict and
+    // inferences. train_gpt: the ground truth; frag101: an explicit empty_cache() call
+    // inferred by re-running the prefix; ringbuf_train: a truncated history (HistoryWindow
+    // walks it backwards); mempool_mix: private pools (the inference re-runs the whole trace for
+    // each of its 8 revised guesses).
+    void aSpilledTraceReplaysTheSame_data() {
+        QTest::addColumn<QString>("dir");
+        QTest::addColumn<QString>("name");
+        QTest::newRow("train_gpt__default") << "traces" << "train_gpt__default";
+        QTest::newRow("frag101__default") << "traces" << "frag101__default";
+        QTest::newRow("ringbuf_train__default") << "pools" << "ringbuf_train__default";
+        QTest::newRow("mempool_mix__default") << "pools" << "mempool_mix__default";
+    }
+    void aSpilledTraceReplaysTheSame() {
+        QFETCH(QString, dir);
+        QFETCH(QString, name);
+        const QString dataDir = QString::fromStdString(data(dir.toStdString()));
+        const replaytest::GroundTruth truth = replaytest::loadGroundTruth(name, dir == "traces" ? QString() : dataDir);
+        QVERIFY(truth.loaded);
+        const std::string path = data((dir + "/" + name + ".pickle").toStdString());
+        const alloc::ReplayOptions options = replaytest::optionsFor(truth);
+        const std::vector<alloc::RecordedTrace> inMemory = streamed(path);
+        QVERIFY(!inMemory.front().entries.spilled());
+        const alloc::ReplayResult a = alloc::TraceReplayer::replay(inMemory.front(), options);
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const testfiles::SpillSetting spill(4096, tmp.path());
+        const std::vector<alloc::RecordedTrace> spilled = streamed(path);
+        QVERIFY(spilled.front().entries.spilled());
+        const std::string diff = difference(spilled, inMemory);
+        QVERIFY2(diff.empty(), diff.c_str());
+        const alloc::ReplayResult b = alloc::TraceReplayer::replay(spilled.front(), options);
+        QVERIFY2(b.exact(), qPrintable(replaytest::describeInexact(b)));
+        QCOMPARE(a.exact(), b.exact());
+        QCOMPARE(b.events, a.events);
+        QCOMPARE(b.steps, a.steps);
+        QCOMPARE(b.program.ops.size(), a.program.ops.size());
+        QVERIFY(b.stats == a.stats);
+        QCOMPARE(b.emptyCacheSteps, a.emptyCacheSteps);
+        QCOMPARE(b.rewinds, a.rewinds);
+        QVERIFY(b.poolAssignments == a.poolAssignments);
+        QCOMPARE(b.truncation.has_value(), a.truncation.has_value());
+        QCOMPARE(b.segments.size(), a.segments.size());
+        // A truncated history counts only its window (HistoryWindow::windowOnlyKeys).
+        if (!b.truncation) QCOMPARE(replaytest::diffStats(truth.stats, b.stats), QString());
+        qInfo("%s: %zu entries, %zu steps, %llu rewinds, %zu pool revisions", qPrintable(name), spilled.front().entries.size(),
+              b.steps, static_cast<unsigned long long>(b.rewinds), b.poolRevisions);
+        QCOMPARE(testfiles::SpillSetting::filesIn(tmp.path()), QStringList());
     }
 
     // What was converted is dropped: the tree left at the end is a small part of the whole one.

@@ -108,7 +108,7 @@ std::map<std::uint64_t, alloc::PoolId> poolsOf(const formats::Snapshot& snap, st
 }
 
 // What a RecordedEntry says, for comparing two imports of the same history.
-bool sameEntries(const std::vector<alloc::RecordedEntry>& a, const std::vector<alloc::RecordedEntry>& b) {
+bool sameEntries(const alloc::SpillArray<alloc::RecordedEntry>& a, const alloc::SpillArray<alloc::RecordedEntry>& b) {
     if (a.size() != b.size()) return false;
     for (std::size_t i = 0; i < a.size(); ++i) {
         if (a[i].action != b[i].action || a[i].address != b[i].address || a[i].size != b[i].size ||

@@ -3,6 +3,7 @@
 // as event ranges; the async backend and bad traces are refused before anything is written.
 #include <QtTest>
 
+#include <fstream>
 #include <random>
 #include <thread>
 
@@ -14,6 +15,8 @@
 #include "storage/session/SessionError.h"
 #include "storage/session/SessionReader.h"
 #include "storage/session/StateCursor.h"
+#include "tests/FileBytes.h"
+#include "tests/SpillSetting.h"
 
 using namespace allocscope;
 using storagetest::layoutDifference;
@@ -416,6 +419,69 @@ private slots:
         }
         QVERIFY(contents(session) == before);
         QVERIFY(!QFile::exists(QString::fromStdString(session + "-wal")));
+    }
+
+    // A big import's trace lives in unnamed temporary files (forced here with a 4 KiB threshold):
+    // they are open in $TMPDIR while the import runs, never visible there, and gone (closed) after
+    // an import that succeeds, is refused deep in its file, or is cancelled during its replay.
+    void aSpilledImportLeavesNoTemporaryFile() {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const testfiles::SpillSetting spill(4096, tmp.path());
+        const std::string dir = tmp.path().toStdString() + "/";
+        const auto openSpills = [&dir] {
+            std::size_t n = 0;
+            const QDir fds(QStringLiteral("/proc/self/fd"));
+            for (const QString& fd : fds.entryList(QDir::AllEntries | QDir::System | QDir::NoDotAndDotDot)) {
+                n += QFile::symLinkTarget(fds.filePath(fd)).toStdString().rfind(dir, 0) == 0 ? 1 : 0;
+            }
+            return n;
+        };
+        const std::string source = std::string(ALLOCSCOPE_TEST_DATA) + "/traces/train_gpt__default.pickle";
+        storage::ImportTarget target;
+        target.streaming = storage::StreamMode::Always;
+        std::size_t openDuringReplay = 0;
+        QStringList seenDuringReplay;
+        {
+            storage::SessionWriter writer(path("spilled.allocscope"));
+            const auto runs = storage::importTraceFile(writer, source, target, [&](std::uint64_t done, std::uint64_t total) {
+                if (done * 2 > total && done < total) {  // in the replay
+                    openDuringReplay = std::max(openDuringReplay, openSpills());
+                    seenDuringReplay += testfiles::SpillSetting::filesIn(tmp.path());
+                }
+                return true;
+            });
+            QCOMPARE(runs.size(), std::size_t{1});
+            QCOMPARE(runs[0].divergence, std::string());
+        }
+        QVERIFY2(openDuringReplay >= 2, "the entries and the steps were not spilled");  // entries, steps
+        QCOMPARE(seenDuringReplay, QStringList());
+        QCOMPARE(openSpills(), std::size_t{0});
+
+        std::string bytes = testfiles::readBytes(source);
+        const std::size_t at = bytes.find(std::string("\x8c\x03N/A", 5), bytes.size() * 7 / 10);  // one per entry
+        QVERIFY(at != std::string::npos);
+        bytes[at] = '\xff';
+        const std::string damaged = path("spilled-damaged.pickle");
+        {
+            std::ofstream out(damaged, std::ios::binary);
+            out << bytes;
+        }
+        {
+            storage::SessionWriter writer(path("spilled-damaged.allocscope"));
+            QVERIFY_THROWS_EXCEPTION(formats::FormatError, storage::importTraceFile(writer, damaged, target, {}));
+        }
+        QCOMPARE(testfiles::SpillSetting::filesIn(tmp.path()), QStringList());
+        QCOMPARE(openSpills(), std::size_t{0});
+        {
+            storage::SessionWriter writer(path("spilled-cancel.allocscope"));
+            const auto runs = storage::importTraceFile(writer, source, target,
+                                                       [](std::uint64_t done, std::uint64_t total) { return done * 2 < total; });
+            QCOMPARE(runs.size(), std::size_t{1});
+            QVERIFY(runs[0].cancelled);
+        }
+        QCOMPARE(testfiles::SpillSetting::filesIn(tmp.path()), QStringList());
+        QCOMPARE(openSpills(), std::size_t{0});
     }
 
     void importRefusesBadInputBeforeWriting() {

@@ -1,0 +1,122 @@
+#include "allocator/replay/SpillFile.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/mman.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+namespace allocscope::alloc {
+namespace {
+
+constexpr std::size_t kPage = 4096;  // madvise works on whole pages; larger pages are multiples
+
+std::size_t roundUp(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+
+bool inMemoryFileSystem(const char* dir) {
+    struct statfs fs {};
+    return ::statfs(dir, &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
+}
+
+// $TMPDIR when set (the user's choice, even a tmpfs). Otherwise /tmp, unless /tmp is a tmpfs (as
+// on many desktops): a file there lives in memory, which is what spilling is meant to spare, so
+// /var/tmp (meant for big temporary files, on disk) is taken when it is not one.
+std::string tempDir() {
+    const char* dir = std::getenv("TMPDIR");
+    if (dir != nullptr && *dir != '\0') return dir;
+    if (inMemoryFileSystem("/tmp") && ::access("/var/tmp", W_OK) == 0 && !inMemoryFileSystem("/var/tmp")) return "/var/tmp";
+    return "/tmp";
+}
+
+// An open file in `dir` that has no name. -1 when none can be made.
+int anonymousFile(const std::string& dir) {
+#ifdef O_TMPFILE
+    const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0) return fd;
+#endif
+    // The file system cannot make unnamed files: a named one, unlinked before anything else.
+    std::string pattern = dir + "/allocscope-spill-XXXXXX";
+    std::vector<char> path(pattern.begin(), pattern.end());
+    path.push_back('\0');
+    const int named = ::mkostemp(path.data(), O_CLOEXEC);
+    if (named < 0) return -1;
+    ::unlink(path.data());
+    return named;
+}
+
+}  // namespace
+
+std::unique_ptr<SpillFile> SpillFile::create(std::size_t reserve) {
+    std::string dir = tempDir();
+    const int fd = anonymousFile(dir);
+    if (fd < 0) return nullptr;
+    try {
+        return std::unique_ptr<SpillFile>(new SpillFile(fd, std::move(dir), reserve));
+    } catch (const std::exception&) {
+        return nullptr;  // no address space for it: ~SpillFile closed the file
+    }
+}
+
+SpillFile::SpillFile(int fd, std::string dir, std::size_t reserve) : fd_(fd), dir_(std::move(dir)) {
+    try {
+        reserveAddresses(std::max<std::size_t>(reserve, kGrowBytes));
+    } catch (...) {
+        ::close(fd_);
+        throw;
+    }
+}
+
+SpillFile::~SpillFile() {
+    if (base_ != nullptr) ::munmap(base_, reserved_);
+    ::close(fd_);
+}
+
+// A range of address space that nothing may touch (PROT_NONE, no memory committed), with the
+// mapped part of the file moved into it.
+void SpillFile::reserveAddresses(std::size_t bytes) {
+    bytes = roundUp(bytes, kGrowBytes);
+    void* range = ::mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (range == MAP_FAILED) throw std::runtime_error("no address space for a temporary file of " + std::to_string(bytes >> 20) + " MiB");
+    auto* base = static_cast<std::byte*>(range);
+    if (mapped_ > 0 && ::mmap(base, mapped_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd_, 0) == MAP_FAILED) {
+        const int error = errno;
+        ::munmap(range, bytes);
+        throw std::runtime_error(std::string("cannot map a temporary file: ") + std::strerror(error));
+    }
+    if (base_ != nullptr) ::munmap(base_, reserved_);
+    base_ = base;
+    reserved_ = bytes;
+}
+
+void SpillFile::grow(std::size_t bytes) {
+    if (bytes <= mapped_) return;
+    const std::size_t target = roundUp(bytes, kGrowBytes);
+    if (target > reserved_) reserveAddresses(std::max(target, 2 * reserved_));
+    // Blocks first: writing a page of a mapping the disk has no room for would raise SIGBUS.
+    const int error = ::posix_fallocate(fd_, static_cast<off_t>(mapped_), static_cast<off_t>(target - mapped_));
+    if (error != 0) {
+        throw std::runtime_error("no room for " + std::to_string(target >> 20) + " MiB of temporary data in " + dir_ +
+                                 " (set TMPDIR to a directory on a disk with more room): " + std::strerror(error));
+    }
+    if (::mmap(base_ + mapped_, target - mapped_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd_,
+               static_cast<off_t>(mapped_)) == MAP_FAILED) {
+        throw std::runtime_error(std::string("cannot map a temporary file: ") + std::strerror(errno));
+    }
+    mapped_ = target;
+}
+
+void SpillFile::release(std::size_t from, std::size_t to) const {
+    const std::size_t begin = roundUp(from, kPage);
+    const std::size_t end = std::min(to, mapped_) / kPage * kPage;
+    // The pages' contents stay in the file: MADV_DONTNEED on a shared mapping only unmaps them.
+    if (begin < end) ::madvise(base_ + begin, end - begin, MADV_DONTNEED);
+}
+
+}  // namespace allocscope::alloc

@@ -1,0 +1,66 @@
+#pragma once
+// The backing of a SpillArray that has outgrown memory: an anonymous temporary file, mapped into
+// one range of address space that does not move while it grows (issue #18: a 5 GB snapshot has
+// 57 million trace entries; held in memory, its entries and replay steps alone took 3.6 GB).
+//
+// Why POSIX calls in allocator/ (DESIGN.md says standard library only): the replay's own arrays
+// must be able to leave memory, and only the operating system can page an array out and back in
+// without the replay's many readers (forward, backward, prefix re-runs, held references) knowing.
+// No file format is involved and no one else ever sees the file; storage/ injecting a backing
+// would add an interface for the same few calls. Linux only, like the rest of the build.
+//
+// Nothing is ever left behind: the file is created with O_TMPFILE (it never has a name), or,
+// where the file system lacks that, named by mkstemp and unlinked at once. Its blocks are
+// allocated (posix_fallocate) before the mapping covers them, so a full disk is an exception
+// here, never a SIGBUS when a page is first written.
+//
+// Memory: pages of the mapping that were touched count in the process's resident set until
+// release() drops them (MADV_DONTNEED); the data stays in the file (the page cache, then the
+// disk), and the next access reads it back. The address stays valid: a reference into the
+// mapping never dangles, it only costs a page fault once its page was released.
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace allocscope::alloc {
+
+class SpillFile {
+public:
+    // A new, empty file in $TMPDIR (unset: /tmp, or /var/tmp when /tmp is a tmpfs) with `reserve`
+    // bytes of address space held for it.
+    // Null when no temporary file can be made there (a read-only or missing directory): the
+    // caller then keeps its data in memory, as it would without spilling.
+    static std::unique_ptr<SpillFile> create(std::size_t reserve);
+    ~SpillFile();
+    SpillFile(const SpillFile&) = delete;
+    SpillFile& operator=(const SpillFile&) = delete;
+
+    // Where the file is mapped (moves only when grow() passes the reserved address space).
+    std::byte* data() const { return base_; }
+    // Bytes of the file that are mapped and may be read and written.
+    std::size_t size() const { return mapped_; }
+    // Makes the file and its mapping cover at least `bytes` (in steps of kGrowBytes). Throws
+    // std::runtime_error when the disk has no room.
+    void grow(std::size_t bytes);
+    // Holds address space for `bytes` (the file is not grown): the mapping will not move before
+    // the file passes that size.
+    void reserve(std::size_t bytes) {
+        if (bytes > reserved_) reserveAddresses(bytes);
+    }
+    // Drops the pages that lie wholly inside [from, to) from memory; their data stays in the file.
+    void release(std::size_t from, std::size_t to) const;
+
+    static constexpr std::size_t kGrowBytes = 64ull << 20;
+
+private:
+    SpillFile(int fd, std::string dir, std::size_t reserve);
+    void reserveAddresses(std::size_t bytes);
+
+    int fd_ = -1;
+    std::string dir_;            // for error messages
+    std::byte* base_ = nullptr;  // reserved_ bytes of address space; the first mapped_ map the file
+    std::size_t reserved_ = 0;
+    std::size_t mapped_ = 0;
+};
+
+}  // namespace allocscope::alloc
