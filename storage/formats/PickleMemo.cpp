@@ -1,0 +1,36 @@
+#include "storage/formats/PickleMemo.h"
+
+namespace allocscope::formats {
+
+void PickleMemo::put(uint64_t index, PyRef ref) {
+    if (index < dense_.size()) {
+        dense_[index] = ref;
+        return;
+    }
+    if (index == dense_.size()) {
+        dense_.push_back(ref);
+        if (sparse_.empty()) return;
+        // Pull in sparse entries that are now contiguous.
+        for (auto it = sparse_.find(dense_.size()); it != sparse_.end(); it = sparse_.find(dense_.size())) {
+            dense_.push_back(it->second);
+            sparse_.erase(it);
+        }
+        return;
+    }
+    sparse_[index] = ref;
+}
+
+bool PickleMemo::getSparse(uint64_t index, PyRef& out) const {
+    auto it = sparse_.find(index);
+    if (it == sparse_.end()) return false;
+    out = it->second;
+    return true;
+}
+
+PyRef* PickleMemo::slot(uint64_t index) {
+    if (index < dense_.size()) return &dense_[index];
+    auto it = sparse_.find(index);
+    return it == sparse_.end() ? nullptr : &it->second;
+}
+
+}  // namespace allocscope::formats
