@@ -14,6 +14,14 @@ constexpr uint8_t kShortBinUnicode = 0x8c;
 constexpr uint8_t kLong1 = 0x8a;
 constexpr size_t kKnownTexts = 8;
 
+// LONG1's operand of n <= 8 bytes: little-endian two's complement, as the generic read takes it.
+void twosComplement(const unsigned char* p, size_t n, uint64_t& bits, bool& negative) {
+    bits = 0;
+    negative = n > 0 && (p[n - 1] & 0x80) != 0;
+    const uint64_t fill = negative ? 0xFF : 0x00;
+    for (size_t i = 0; i < 8; ++i) bits |= (i < n ? uint64_t(p[i]) : fill) << (8 * i);
+}
+
 bool ascii(const unsigned char* p, size_t n) {
     unsigned char any = 0;
     for (size_t i = 0; i < n; ++i) any |= p[i];
@@ -173,16 +181,11 @@ bool EntryBatchDecoder::value(PyRef& ref, uint64_t& bits, bool& negative) {
         negative = v < 0;
         return true;
     }
-    case kLong1: {  // two's complement, little-endian; wider than 8 bytes: the generic read
+    case kLong1: {  // wider than 8 bytes: the generic read
         if (!has(1)) return false;
         const size_t n = static_cast<size_t>(le(1));
         if (n > 8 || !has(n)) return false;
-        bits = 0;
-        if (n > 0) {
-            negative = (p_[n - 1] & 0x80) != 0;
-            const uint64_t fill = negative ? 0xFF : 0x00;
-            for (size_t i = 0; i < 8; ++i) bits |= (i < n ? uint64_t(p_[i]) : fill) << (8 * i);
-        }
+        twosComplement(p_, n, bits, negative);
         p_ += n;
         return true;
     }
@@ -240,13 +243,27 @@ const unsigned char* EntryBatchDecoder::decode(const unsigned char* p, const uns
             bool keyNegative = false;
             // A key is nearly always a memo GET of the key's str: read here, apart from the values
             // (a branch of its own predicts better than the shared switch in value()).
-            if (op == 'j' && has(5)) {
+            if ((op == 'j' && has(5)) || (op == 'h' && has(2))) {
                 ++p_;
-                ok = memo_.get(le(4), field.key) && field.key != TreeCompactor::kDropped;
+                ok = memo_.get(le(op == 'j' ? 4 : 1), field.key) && field.key != TreeCompactor::kDropped;
             } else {
                 ok = value(field.key, keyBits, keyNegative);
             }
-            ok = ok && value(field.value, field.bits, field.negative);
+            if (!ok) break;
+            // The values most entries hold, read here before value()'s switch for the same reason.
+            const uint8_t c = p_ < end_ ? *p_ : 0;
+            if ((c == 'j' && has(5)) || (c == 'h' && has(2))) {  // LONG_BINGET, BINGET: the action, the strs
+                ++p_;
+                ok = memo_.get(le(c == 'j' ? 4 : 1), field.value) && field.value != TreeCompactor::kDropped;
+            } else if (c == kLong1 && has(2) && p_[1] <= 8 && has(2 + size_t{p_[1]})) {  // addresses, times
+                field.value = DecodedEntries::kInlineInt;
+                const size_t n = p_[1];
+                p_ += 2;
+                twosComplement(p_, n, field.bits, field.negative);
+                p_ += n;
+            } else {
+                ok = value(field.value, field.bits, field.negative);
+            }
         }
         if (!ok) break;
         batch_.ends.push_back(static_cast<uint32_t>(batch_.fields.size()));

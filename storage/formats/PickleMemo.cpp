@@ -2,17 +2,22 @@
 
 namespace allocscope::formats {
 
+void PickleMemo::append(PyRef ref) {
+    if ((dense_ >> kChunkBits) == chunks_.size()) chunks_.push_back(std::make_unique<PyRef[]>(kChunkMask + 1));
+    at(dense_++) = ref;
+}
+
 void PickleMemo::put(uint64_t index, PyRef ref) {
-    if (index < dense_.size()) {
-        dense_[index] = ref;
+    if (index < dense_) {
+        at(index) = ref;
         return;
     }
-    if (index == dense_.size()) {
-        dense_.push_back(ref);
+    if (index == dense_) {
+        append(ref);
         if (sparse_.empty()) return;
         // Pull in sparse entries that are now contiguous.
-        for (auto it = sparse_.find(dense_.size()); it != sparse_.end(); it = sparse_.find(dense_.size())) {
-            dense_.push_back(it->second);
+        for (auto it = sparse_.find(dense_); it != sparse_.end(); it = sparse_.find(dense_)) {
+            append(it->second);
             sparse_.erase(it);
         }
         return;
@@ -28,7 +33,7 @@ bool PickleMemo::getSparse(uint64_t index, PyRef& out) const {
 }
 
 PyRef* PickleMemo::slot(uint64_t index) {
-    if (index < dense_.size()) return &dense_[index];
+    if (index < dense_) return &at(index);
     auto it = sparse_.find(index);
     return it == sparse_.end() ? nullptr : &it->second;
 }

@@ -29,7 +29,10 @@ std::string hexByte(uint8_t b) {
 
 // The input: all of it in memory (read), or a file fetched through a bounded buffer (readFile).
 // Opcodes and operands are read from the window [cur_, end_); fetch() slides it along the file.
-// How much of the file the fast path may look at for one batch of trace entries (EntryBatchDecoder).
+// The read buffer, and how much of the file the fast path may look at for one batch of trace
+// entries (EntryBatchDecoder). A refill moves what is left of the window to the front: the buffer
+// is several windows long so that it moves a little of the file, not most of it.
+constexpr size_t kBufferBytes = size_t{4} << 20;
 constexpr uint64_t kFastWindow = uint64_t{512} << 10;
 
 class Machine {
@@ -167,7 +170,7 @@ private:
 void Machine::fetch(uint64_t n) {
     if (file_ == nullptr) return;  // in memory: take() checked against left() already
     const size_t keep = static_cast<size_t>(end_ - cur_);
-    const size_t want = std::max<size_t>(static_cast<size_t>(n), size_t{1} << 20);
+    const size_t want = std::max<size_t>(static_cast<size_t>(n), kBufferBytes);
     const uint64_t consumed = static_cast<uint64_t>(cur_ - start_);
     if (buffer_.size() < want) {
         std::vector<unsigned char> bigger(want);
@@ -296,6 +299,11 @@ bool Machine::fastBatch() {
 }
 
 void Machine::compact() {
+    const PyTree::Mark now = tree_.mark();
+    if (!olderFilled_ && memoTouched_.empty() && dropped_.empty() && now.nodes == mark_.nodes && now.strings == mark_.strings &&
+        now.spans == mark_.spans && now.flat == mark_.flat && now.spilled == mark_.spilled) {
+        return;  // nothing made since the mark (a batch the fast path read): nothing to drop
+    }
     if (olderFilled_) {
         // A container older than the mark got items since: truncating would lose them. Keep
         // everything made so far (correct, only not smaller) and start again from here.

@@ -73,6 +73,7 @@ constexpr std::array<std::string_view, kKeyCount> kKeyNames{
 constexpr PyRef kAbsent = std::numeric_limits<PyRef>::max();  // never a node: PyTree stops before
 constexpr uint8_t kUnknownKey = 0xFF;
 constexpr uint8_t kNotLookedUp = 0xFE;
+constexpr uint8_t kNotStr = 0xFD;
 
 // Hashes for the frame-list caches below.
 // Transparent, so a tree's items (a view) find a stored vector without copying them.
@@ -127,6 +128,7 @@ public:
         if (keyOf_.size() > firstText) keyOf_.resize(firstText);
         if (sharedByText_.size() > firstText) sharedByText_.resize(firstText);
         if (framesByRef_.size() > firstRef) framesByRef_.resize(firstRef);
+        if (keyByRef_.size() > firstRef) keyByRef_.resize(firstRef);
         // Only lists remembered since the last forget() can hold such handles: the older ones
         // survived it, so all their handles are below its firstRef, and firstRef never decreases.
         for (const std::vector<PyRef>& key : recentKeys_) {
@@ -247,6 +249,16 @@ private:
         }
         return cached;
     }
+    // keyOf() of a decoded entry's key, remembered by its handle (each entry has a dozen keys, the
+    // same few handles); kNotStr for a key that is no str (decodedEntry() refuses those).
+    uint8_t keyOfRef(PyRef key) {
+        if (key < keyByRef_.size() && keyByRef_[key] != kNotLookedUp) return keyByRef_[key];
+        if (key == DecodedEntries::kInlineInt) return kNotStr;
+        const uint8_t k = t_.kind(key) == PyKind::Str ? keyOf(key) : kNotStr;
+        if (key >= keyByRef_.size()) keyByRef_.resize(t_.size(), kNotLookedUp);
+        keyByRef_[key] = k;
+        return k;
+    }
     Fields fields(PyRef ref, const Path& path) {
         Fields f;
         f.dict = dict(ref, path);
@@ -293,6 +305,7 @@ private:
         bool known = false;
     };
     std::vector<KnownFrames> framesByRef_;  // framesIfValid()'s, by the list's handle
+    std::vector<uint8_t> keyByRef_;         // keyOfRef()'s, by the key's handle
 };
 
 FrameList Converter::frames(PyRef ref, const Path& path) {
@@ -475,8 +488,8 @@ bool Converter::decodedEntry(std::span<const DecodedField> pairs, TraceEntry& e)
         at[k] = nullptr;
     }
     for (const DecodedField& pair : pairs) {
-        if (pair.key == DecodedEntries::kInlineInt || t_.kind(pair.key) != PyKind::Str) return false;
-        const uint8_t k = keyOf(pair.key);
+        const uint8_t k = keyOfRef(pair.key);
+        if (k == kNotStr) return false;
         if (k != kUnknownKey) at[k] = &pair;
     }
     const auto isStr = [&](const DecodedField* f) { return f->value != DecodedEntries::kInlineInt && t_.kind(f->value) == PyKind::Str; };
