@@ -217,6 +217,7 @@ const unsigned char* EntryBatchDecoder::decode(const unsigned char* p, const uns
     memoAtStart_ = memo_.count();
     touchedAtStart_ = memoTouched_.size();
     batch_.clear();
+    keys_.fill(KnownKey{});  // the memo may have changed since the last batch (generic puts, a compaction)
     while (true) {
         uint8_t op = 0;
         if (!next(op)) break;
@@ -227,6 +228,7 @@ const unsigned char* EntryBatchDecoder::decode(const unsigned char* p, const uns
         int64_t slot = -1;
         // EMPTY_DICT [put] MARK: the entry's slot stays kDropped, as after a compaction.
         if (op != '}' || !memoSlot(slot) || !next(op) || op != '(') break;
+        const size_t entryStart = batch_.fields.size();
         bool ok = true;
         while (ok) {
             if (!peek(op)) {
@@ -245,7 +247,7 @@ const unsigned char* EntryBatchDecoder::decode(const unsigned char* p, const uns
             // (a branch of its own predicts better than the shared switch in value()).
             if ((op == 'j' && has(5)) || (op == 'h' && has(2))) {
                 ++p_;
-                ok = memo_.get(le(op == 'j' ? 4 : 1), field.key) && field.key != TreeCompactor::kDropped;
+                ok = key(batch_.fields.size() - 1 - entryStart, le(op == 'j' ? 4 : 1), field.key);
             } else {
                 ok = value(field.key, keyBits, keyNegative);
             }

@@ -21,8 +21,10 @@
 // dict's slot is TreeCompactor::kDropped at once, and a str or list that a compaction kept before
 // (TreeCompactor::keptStr, keptList) is stored as that kept value instead of a new one.
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,9 +58,27 @@ private:
     bool has(size_t n) const { return static_cast<size_t>(end_ - p_) >= n; }
     uint64_t le(size_t width) {
         uint64_t v = 0;
-        for (size_t i = 0; i < width; ++i) v |= uint64_t(p_[i]) << (8 * i);
+        if (width == 4 && std::endian::native == std::endian::little) {
+            uint32_t w = 0;
+            std::memcpy(&w, p_, 4);  // one load, not four (a memo index: on the critical path)
+            v = w;
+        } else {
+            for (size_t i = 0; i < width; ++i) v |= uint64_t(p_[i]) << (8 * i);
+        }
         p_ += width;
         return v;
+    }
+    // A key's memo GET (LONG_BINGET `index`), the k-th of its entry: entries repeat their keys in
+    // the same order, so the k-th key's index and value are remembered for the batch (the memo
+    // only grows during one, so a remembered slot keeps its value) and found without the memo.
+    bool key(size_t k, uint64_t index, PyRef& out) {
+        if (k < kKeySlots && keys_[k].index == index) {
+            out = keys_[k].ref;
+            return true;
+        }
+        if (!memo_.get(index, out) || out == TreeCompactor::kDropped) return false;
+        if (k < kKeySlots) keys_[k] = KnownKey{index, out};
+        return true;
     }
     // The next opcode (FRAMEs, checked as the generic read checks them, are passed over).
     bool next(uint8_t& op);
@@ -105,6 +125,12 @@ private:
         PyRef ref = TreeCompactor::kDropped;
     };
     std::array<KnownList, 64> knownLists_;
+    static constexpr size_t kKeySlots = 16;
+    struct KnownKey {
+        uint64_t index = ~uint64_t{0};
+        PyRef ref = 0;
+    };
+    std::array<KnownKey, kKeySlots> keys_;  // key()'s, for the current decode() only
 };
 
 }  // namespace allocscope::formats
