@@ -27,14 +27,14 @@ std::string hexByte(uint8_t b) {
     return std::string("0x") + digits[b >> 4] + digits[b & 15];
 }
 
-// The input: all of it in memory (read), or a file fetched through a bounded buffer (readFile).
-// Opcodes and operands are read from the window [cur_, end_); fetch() slides it along the file.
 // The read buffer, and how much of the file the fast path may look at for one batch of trace
 // entries (EntryBatchDecoder). A refill moves what is left of the window to the front: the buffer
 // is several windows long so that it moves a little of the file, not most of it.
 constexpr size_t kBufferBytes = size_t{4} << 20;
 constexpr uint64_t kFastWindow = uint64_t{512} << 10;
 
+// The input: all of it in memory (read), or a file fetched through a bounded buffer (readFile).
+// Opcodes and operands are read from the window [cur_, end_); fetch() slides it along the file.
 class Machine {
 public:
     explicit Machine(std::string_view bytes)
