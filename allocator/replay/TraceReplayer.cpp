@@ -1,6 +1,7 @@
 #include "allocator/replay/TraceReplayer.h"
 
 #include <algorithm>
+#include <future>
 #include <set>
 #include <sstream>
 
@@ -243,12 +244,22 @@ std::vector<std::size_t> poolHints(const RecordedTrace& trace, const TraceStep& 
 // How often (in steps) a what-if lets the pages of the expected recording it has passed go.
 constexpr std::size_t kForgetExpectedEvery = 1 << 16;
 
+// From this many entries the history check runs on a thread of its own beside the cut into steps
+// (below it a thread costs more than it saves; pool inference replays small traces many times).
+constexpr std::size_t kWindowBesideCutFrom = 1'000'000;
+
 // One replay of the whole trace. `routing` null: every allocation from the default pools.
 // `hints`: where to put the pool guesses the first difference points at.
 ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options, PoolRouting* routing,
                         std::vector<std::size_t>* hints) {
     ReplayResult result;
     if (routing) routing->startReplay();
+    // The history check walks every entry backwards (HistoryWindow) and the cut walks them
+    // forwards; both only read the trace, so a big one has them done side by side.
+    std::future<HistoryWindow> windowJob;
+    if (trace.entries.size() >= kWindowBesideCutFrom) {
+        windowJob = std::async(std::launch::async, [&trace, &options] { return HistoryWindow(trace, options.config); });
+    }
     const SpillArray<TraceStep> steps = TraceSteps::cut(trace);
     result.steps = steps.size();
 
@@ -272,7 +283,7 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
     if (routing) routing->assignments().clear();
     // A history that starts mid-run (HistoryWindow): every run, a rewind's too, starts from the
     // state before the first recorded entry; the events that rebuild it go first to the sink.
-    const HistoryWindow window(trace, options.config);
+    const HistoryWindow window = windowJob.valid() ? windowJob.get() : HistoryWindow(trace, options.config);
     ReplayStart start = startReplay(trace, steps, options, routing, window);
     auto run = std::move(start.run);
     if (start.restoredState) {

@@ -21,15 +21,9 @@ SpillArray<TraceStep> TraceSteps::cut(const RecordedTrace& trace) {
         throw std::length_error("a trace of " + std::to_string(e.size()) + " entries is more than a replay takes (" +
                                 std::to_string(StepIndex::kMaxEntries) + ")");
     }
-    // Room for every step at once: a trace of millions of entries has millions of steps, and
-    // growing the vector step by step would hold two copies at its last growth.
-    std::size_t upperBound = 1;
-    SpillArray<RecordedEntry>::Walk counted(e);
-    for (std::size_t i = 0; i < e.size(); ++i) {
-        counted.at(i);
-        upperBound += isSegmentEvent(e[i].action) || e[i].action == EventAction::Snapshot ? 0 : 1;
-    }
-    steps.reserve(upperBound);
+    // No counting pass to reserve room first: past spillFromBytes() the steps grow in their
+    // temporary file without copies (SpillArray), and below it a doubling copy is small; a pass
+    // over a big trace's entries only to count them cost a read of every page of them.
     std::size_t begin = 0;
     SpillArray<RecordedEntry>::Walk walk(e);
     for (std::size_t i = 0; i < e.size(); ++i) {

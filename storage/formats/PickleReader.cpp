@@ -7,12 +7,13 @@
 #include <limits>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include <sys/stat.h>
 
+#include "storage/formats/EntryBatchDecoder.h"
 #include "storage/formats/FormatError.h"
+#include "storage/formats/PickleMemo.h"
 #include "storage/formats/StreamingUnsupported.h"
 #include "storage/formats/TraceBatchSink.h"
 #include "storage/formats/TreeCompactor.h"
@@ -26,62 +27,11 @@ std::string hexByte(uint8_t b) {
     return std::string("0x") + digits[b >> 4] + digits[b & 15];
 }
 
-// The pickle memo. Python's memo is a dict keyed by any 32-bit index; PyTorch's JIT pickler uses
-// dense BINPUT indices and CPython uses MEMOIZE (index = current memo size). Dense indices live in
-// fixed chunks of slots, not one vector: a big snapshot's memo has a hundred million slots, and a
-// vector growing to that size held its old and new buffers at once at each doubling (issue #18).
-// A hostile sparse index (LONG_BINPUT 0xffffffff) goes to a map instead of making us allocate
-// four billion slots.
-class Memo {
-public:
-    void put(uint64_t index, PyRef ref) {
-        if (index < size_) {
-            at(index) = ref;
-            return;
-        }
-        if (index == size_) {
-            append(ref);
-            if (sparse_.empty()) return;
-            // Pull in sparse entries that are now contiguous.
-            for (auto it = sparse_.find(size_); it != sparse_.end(); it = sparse_.find(size_)) {
-                append(it->second);
-                sparse_.erase(it);
-            }
-            return;
-        }
-        sparse_[index] = ref;
-    }
-    bool get(uint64_t index, PyRef& out) const {
-        if (index < size_) {
-            out = chunks_[index >> kChunkBits][index & kChunkMask];
-            return true;
-        }
-        auto it = sparse_.find(index);
-        if (it == sparse_.end()) return false;
-        out = it->second;
-        return true;
-    }
-    uint64_t count() const { return size_ + sparse_.size(); }
-    // Where index's value is kept (for a compaction that moves values); null when never stored.
-    PyRef* slot(uint64_t index) {
-        if (index < size_) return &at(index);
-        auto it = sparse_.find(index);
-        return it == sparse_.end() ? nullptr : &it->second;
-    }
-
-private:
-    static constexpr unsigned kChunkBits = 16;  // 256 KiB of slots per chunk
-    static constexpr uint64_t kChunkMask = (uint64_t{1} << kChunkBits) - 1;
-    PyRef& at(uint64_t index) { return chunks_[index >> kChunkBits][index & kChunkMask]; }
-    void append(PyRef ref) {
-        if ((size_ & kChunkMask) == 0) chunks_.push_back(std::make_unique<PyRef[]>(kChunkMask + 1));
-        at(size_++) = ref;
-    }
-
-    std::vector<std::unique_ptr<PyRef[]>> chunks_;
-    uint64_t size_ = 0;
-    std::unordered_map<uint64_t, PyRef> sparse_;
-};
+// The read buffer, and how much of the file the fast path may look at for one batch of trace
+// entries (EntryBatchDecoder). A refill moves what is left of the window to the front: the buffer
+// is several windows long so that it moves a little of the file, not most of it.
+constexpr size_t kBufferBytes = size_t{4} << 20;
+constexpr uint64_t kFastWindow = uint64_t{512} << 10;
 
 // The input: all of it in memory (read), or a file fetched through a bounded buffer (readFile).
 // Opcodes and operands are read from the window [cur_, end_); fetch() slides it along the file.
@@ -91,7 +41,10 @@ public:
         : cur_(reinterpret_cast<const unsigned char*>(bytes.data())), end_(cur_ + bytes.size()), start_(cur_),
           size_(bytes.size()) {}
     Machine(FILE* file, uint64_t size, TraceBatchSink* sink) : file_(file), size_(size), sink_(sink) {
-        if (sink_) compactor_ = std::make_unique<TreeCompactor>(tree_);
+        if (sink_) {
+            compactor_ = std::make_unique<TreeCompactor>(tree_);
+            decoder_ = std::make_unique<EntryBatchDecoder>(tree_, memo_, *compactor_, memoTouched_);
+        }
     }
 
     PyTree run();
@@ -174,9 +127,16 @@ private:
     [[noreturn]] void refuse();
     // Streaming (a sink): a container about to be filled may not be one that stands for several.
     void beforeFill(PyRef container);
+    // Streaming: whether the list at stack_[listPos] is device_traces[device], where Python's
+    // pickler puts it.
+    bool deviceListAt(size_t listPos, size_t& device) const;
     // Streaming: when the list at stack_[listPos] is a device_traces[d] list, hands the items
     // stack_[from, end) to the sink as its next entries, drops them and returns true.
     bool streamEntries(size_t listPos, size_t from);
+    // Streaming, at a MARK on a device_traces[d] list: reads the batch of entries up to its APPENDS
+    // with the fast path (EntryBatchDecoder) and hands them on. False (nothing done) when the fast
+    // path does not apply: the MARK is then read the generic way.
+    bool fastBatch();
     void compact();
 
     const unsigned char* cur_ = nullptr;
@@ -191,7 +151,7 @@ private:
     PyTree tree_;
     std::vector<PyRef> stack_;
     std::vector<size_t> marks_;
-    Memo memo_;
+    PickleMemo memo_;
 
     // Streaming state: values below mark_ stay; those made since are dropped at the next batch
     // unless the stack or the memo still holds them (TreeCompactor).
@@ -202,12 +162,15 @@ private:
     std::vector<PyRef> dropped_;             // converted entry dicts since mark_
     bool olderFilled_ = false;              // a container older than mark_ was filled since
     std::vector<size_t> streamed_;          // entries handed over, by device
+    std::unique_ptr<EntryBatchDecoder> decoder_;
+    unsigned fastMisses_ = 0;               // batches in a row the fast path gave back
+    uint64_t fastTries_ = 0;
 };
 
 void Machine::fetch(uint64_t n) {
     if (file_ == nullptr) return;  // in memory: take() checked against left() already
     const size_t keep = static_cast<size_t>(end_ - cur_);
-    const size_t want = std::max<size_t>(static_cast<size_t>(n), size_t{1} << 20);
+    const size_t want = std::max<size_t>(static_cast<size_t>(n), kBufferBytes);
     const uint64_t consumed = static_cast<uint64_t>(cur_ - start_);
     if (buffer_.size() < want) {
         std::vector<unsigned char> bigger(want);
@@ -278,17 +241,23 @@ void Machine::beforeFill(PyRef container) {
     olderFilled_ = true;
 }
 
-bool Machine::streamEntries(size_t listPos, size_t from) {
+bool Machine::deviceListAt(size_t listPos, size_t& device) const {
     // The shape Python's pickler gives a snapshot: the top-level dict (its MARK at 1), then
     // key, value, ... 'device_traces', the outer list, and the device lists being built.
     if (marks_.empty() || marks_.front() != 1 || tree_.kind(stack_[0]) != PyKind::Dict) return false;
-    if (listPos < 3 || tree_.kind(stack_[listPos]) != PyKind::List) return false;
+    if (listPos < 3 || listPos >= stack_.size() || tree_.kind(stack_[listPos]) != PyKind::List) return false;
     size_t outer = listPos - 1;
     while (outer >= 2 && tree_.kind(stack_[outer]) == PyKind::List && tree_.kind(stack_[outer - 1]) == PyKind::List) --outer;
     if (outer < 2 || outer == listPos || tree_.kind(stack_[outer]) != PyKind::List || (outer - 2) % 2 != 0) return false;
     const PyRef key = stack_[outer - 1];
     if (tree_.kind(key) != PyKind::Str || tree_.text(key) != "device_traces") return false;
-    const size_t device = tree_.items(stack_[outer]).size() + (listPos - outer - 1);
+    device = tree_.items(stack_[outer]).size() + (listPos - outer - 1);
+    return true;
+}
+
+bool Machine::streamEntries(size_t listPos, size_t from) {
+    size_t device = 0;
+    if (!deviceListAt(listPos, device)) return false;
     if (streamed_.size() <= device) streamed_.resize(device + 1, 0);
     const PyItems entries(stack_.data() + from, stack_.size() - from);
     sink_->onEntries(tree_, device, streamed_[device], entries);
@@ -301,7 +270,40 @@ bool Machine::streamEntries(size_t listPos, size_t from) {
     return true;
 }
 
+bool Machine::fastBatch() {
+    // A file whose entries the fast path keeps giving back (a shape it does not know) is tried
+    // only now and then, so that it costs the generic read little.
+    ++fastTries_;
+    if (fastMisses_ >= 8 && fastTries_ % 64 != 0) return false;
+    size_t device = 0;
+    if (stack_.empty() || !deviceListAt(stack_.size() - 1, device)) return false;
+    // The batch must lie in the window: a batch of 1,000 entries takes about 100 KB.
+    const uint64_t want = std::min<uint64_t>(kFastWindow, left());
+    if (static_cast<uint64_t>(end_ - cur_) < want) fetch(want);
+    const unsigned char* after = decoder_->decode(cur_, end_, pos(), size_, mark_.nodes);
+    if (after == nullptr) {
+        ++fastMisses_;
+        return false;
+    }
+    if (streamed_.size() <= device) streamed_.resize(device + 1, 0);
+    if (!sink_->onDecodedEntries(tree_, device, streamed_[device], decoder_->batch())) {
+        decoder_->undo();
+        ++fastMisses_;
+        return false;
+    }
+    fastMisses_ = 0;
+    streamed_[device] += decoder_->batch().size();
+    cur_ = after;
+    compact();
+    return true;
+}
+
 void Machine::compact() {
+    const PyTree::Mark now = tree_.mark();
+    if (!olderFilled_ && memoTouched_.empty() && dropped_.empty() && now.nodes == mark_.nodes && now.strings == mark_.strings &&
+        now.spans == mark_.spans && now.flat == mark_.flat && now.spilled == mark_.spilled) {
+        return;  // nothing made since the mark (a batch the fast path read): nothing to drop
+    }
     if (olderFilled_) {
         // A container older than the mark got items since: truncating would lose them. Keep
         // everything made so far (correct, only not smaller) and start again from here.
@@ -417,7 +419,10 @@ PyTree Machine::run() {
             tree_.root = pop();
             return std::move(tree_);
         }
-        case '(': marks_.push_back(stack_.size()); break;
+        case '(':
+            if (sink_ && fastBatch()) break;
+            marks_.push_back(stack_.size());
+            break;
         case '0': pop(); break;
         case '1': stack_.resize(popMark()); break;
         case '2': need(1); stack_.push_back(stack_.back()); break;

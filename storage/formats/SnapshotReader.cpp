@@ -6,6 +6,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -72,6 +73,7 @@ constexpr std::array<std::string_view, kKeyCount> kKeyNames{
 constexpr PyRef kAbsent = std::numeric_limits<PyRef>::max();  // never a node: PyTree stops before
 constexpr uint8_t kUnknownKey = 0xFF;
 constexpr uint8_t kNotLookedUp = 0xFE;
+constexpr uint8_t kNotStr = 0xFD;
 
 // Hashes for the frame-list caches below.
 // Transparent, so a tree's items (a view) find a stored vector without copying them.
@@ -117,8 +119,16 @@ public:
 
     Snapshot snapshot();
     TraceEntry traceEntry(PyRef ref, const Path& path);
+    // traceEntry() for an entry the pickle's fast path decoded (DecodedEntries), into `e` (every
+    // field is set). False when converting it could fail, or needs what only traceEntry() reads
+    // (pool_id, a key that is not a str): the reader then gives the batch to traceEntry(), which
+    // says what is wrong, at which byte.
+    bool decodedEntry(std::span<const DecodedField> pairs, TraceEntry& e);
     void forget(PyRef firstRef, size_t firstText) {
         if (keyOf_.size() > firstText) keyOf_.resize(firstText);
+        if (sharedByText_.size() > firstText) sharedByText_.resize(firstText);
+        if (framesByRef_.size() > firstRef) framesByRef_.resize(firstRef);
+        if (keyByRef_.size() > firstRef) keyByRef_.resize(firstRef);
         // Only lists remembered since the last forget() can hold such handles: the older ones
         // survived it, so all their handles are below its firstRef, and firstRef never decreases.
         for (const std::vector<PyRef>& key : recentKeys_) {
@@ -239,6 +249,16 @@ private:
         }
         return cached;
     }
+    // keyOf() of a decoded entry's key, remembered by its handle (each entry has a dozen keys, the
+    // same few handles); kNotStr for a key that is no str (decodedEntry() refuses those).
+    uint8_t keyOfRef(PyRef key) {
+        if (key < keyByRef_.size() && keyByRef_[key] != kNotLookedUp) return keyByRef_[key];
+        if (key == DecodedEntries::kInlineInt) return kNotStr;
+        const uint8_t k = t_.kind(key) == PyKind::Str ? keyOf(key) : kNotStr;
+        if (key >= keyByRef_.size()) keyByRef_.resize(t_.size(), kNotLookedUp);
+        keyByRef_[key] = k;
+        return k;
+    }
     Fields fields(PyRef ref, const Path& path) {
         Fields f;
         f.dict = dict(ref, path);
@@ -257,6 +277,12 @@ private:
     }
 
     FrameList frames(PyRef ref, const Path& path);
+    // frames() for decodedEntry(): false instead of an error.
+    bool framesIfValid(PyRef ref, FrameList& out);
+    // Remembers the frames read from the frame dicts `items` (first sight); returns the shared list.
+    const FrameList& remember(PyItems items, std::vector<SnapshotFrame> frames);
+    // shared() of a str value, remembered by its text (decodedEntry(): the same few per entry).
+    const SharedString& sharedText(PyRef ref);
     SnapshotSegment segment(PyRef ref, const Path& path);
     SnapshotBlock block(const Fields& f, const Path& path);
     AllocatorSettings settings(PyRef ref, const Path& path);
@@ -273,6 +299,13 @@ private:
     std::unordered_set<FrameList, FramesHash> byContents_;
     std::vector<std::vector<PyRef>> recentKeys_;  // streaming: byItems_ keys since the last forget()
     std::unordered_map<std::string_view, SharedString> interned_;  // by contents (see shared())
+    std::vector<SharedString> sharedByText_;  // sharedText()'s, by text index (empty: not yet)
+    struct KnownFrames {
+        FrameList frames;
+        bool known = false;
+    };
+    std::vector<KnownFrames> framesByRef_;  // framesIfValid()'s, by the list's handle
+    std::vector<uint8_t> keyByRef_;         // keyOfRef()'s, by the key's handle
 };
 
 FrameList Converter::frames(PyRef ref, const Path& path) {
@@ -292,7 +325,11 @@ FrameList Converter::frames(PyRef ref, const Path& path) {
         if (f.has(kName)) frame.name = str(f[kName], p.child("name"));
         out.push_back(std::move(frame));
     }
-    const auto [it, added] = byContents_.insert(FrameList(std::move(out)));
+    return remember(items, std::move(out));
+}
+
+const FrameList& Converter::remember(PyItems items, std::vector<SnapshotFrame> frames) {
+    const auto [it, added] = byContents_.insert(FrameList(std::move(frames)));
     // Only new contents remember their dicts: in a JSON file every list has dicts of its own, and
     // remembering each would cost a map entry per trace entry.
     if (added || streaming_) {
@@ -301,6 +338,60 @@ FrameList Converter::frames(PyRef ref, const Path& path) {
         byItems_.emplace(std::move(key), *it);
     }
     return *it;
+}
+
+bool Converter::framesIfValid(PyRef ref, FrameList& out) {
+    if (t_.kind(ref) != PyKind::List) return false;
+    // Most entries hold a list the stream kept once for all equal ones (TreeCompactor): found by
+    // its handle, which stays until forget().
+    if (ref < framesByRef_.size() && framesByRef_[ref].known) {
+        if (!out.sharesWith(framesByRef_[ref].frames)) out = framesByRef_[ref].frames;
+        return true;
+    }
+    const PyItems items = t_.items(ref);
+    const FrameList* found = nullptr;
+    if (items.empty()) {
+        static const FrameList none;
+        found = &none;
+    } else if (auto it = byItems_.find(items); it != byItems_.end()) {
+        found = &it->second;
+    } else {
+        // First sight of these frame dicts: frames()'s reading, refusing where it would fail.
+        const Path nowhere;
+        std::vector<SnapshotFrame> frames;
+        frames.reserve(items.size());
+        for (const PyRef item : items) {
+            if (t_.kind(item) != PyKind::Dict) return false;
+            const Fields f = fields(item, nowhere);
+            SnapshotFrame frame;
+            if (f.has(kFilename)) {
+                if (t_.kind(f[kFilename]) != PyKind::Str) return false;
+                frame.filename = t_.text(f[kFilename]);
+            }
+            if (f.has(kLine)) {
+                if (t_.kind(f[kLine]) != PyKind::Int) return false;
+                frame.line = informative(f[kLine], nowhere);
+            }
+            if (f.has(kName)) {
+                if (t_.kind(f[kName]) != PyKind::Str) return false;
+                frame.name = t_.text(f[kName]);
+            }
+            frames.push_back(std::move(frame));
+        }
+        found = &remember(items, std::move(frames));
+    }
+    if (!out.sharesWith(*found)) out = *found;
+    if (ref >= framesByRef_.size()) framesByRef_.resize(t_.size());
+    framesByRef_[ref] = KnownFrames{*found, true};
+    return true;
+}
+
+const SharedString& Converter::sharedText(PyRef ref) {
+    const uint32_t index = t_.index(ref);
+    if (index >= sharedByText_.size()) sharedByText_.resize(t_.textCount());
+    SharedString& s = sharedByText_[index];
+    if (s.empty() && !t_.text(ref).empty()) s = shared(ref, Path{});
+    return s;
 }
 
 SnapshotBlock Converter::block(const Fields& f, const Path& path) {
@@ -388,6 +479,77 @@ TraceEntry Converter::traceEntry(PyRef ref, const Path& path) {
         e.has_pool_id = true;
     }
     return e;
+}
+
+bool Converter::decodedEntry(std::span<const DecodedField> pairs, TraceEntry& e) {
+    // The fields traceEntry() reads, found as fields() finds them (the last pair of a key wins).
+    std::array<const DecodedField*, kKeyCount> at;
+    for (const Key k : {kAction, kAddr, kDeviceFree, kSize, kStream, kTimeUs, kFrames, kCompileContext, kUserMetadata, kPoolId}) {
+        at[k] = nullptr;
+    }
+    for (const DecodedField& pair : pairs) {
+        const uint8_t k = keyOfRef(pair.key);
+        if (k == kNotStr) return false;
+        if (k != kUnknownKey) at[k] = &pair;
+    }
+    const auto isStr = [&](const DecodedField* f) { return f->value != DecodedEntries::kInlineInt && t_.kind(f->value) == PyKind::Str; };
+    // An int's bits and sign, wherever it is held; false for any other value.
+    const auto intOf = [&](const DecodedField* f, uint64_t& bits, bool& negative) {
+        if (f->value == DecodedEntries::kInlineInt) {
+            bits = f->bits;
+            negative = f->negative;
+            return true;
+        }
+        if (t_.kind(f->value) != PyKind::Int) return false;
+        bits = t_.bits(f->value);
+        negative = t_.negative(f->value);
+        return true;
+    };
+    // u64(): a size or address, never negative.
+    const auto sizeOf = [&](const DecodedField* f, uint64_t& out) {
+        bool negative = false;
+        return intOf(f, out, negative) && !negative;
+    };
+    if (at[kPoolId] != nullptr) return false;
+    if (at[kAction] == nullptr || !isStr(at[kAction])) return false;
+    e.action = sharedText(at[kAction]->value);
+    e.has_addr = at[kAddr] != nullptr;
+    e.addr = 0;
+    if (e.has_addr && !sizeOf(at[kAddr], e.addr)) return false;
+    e.has_device_free = at[kDeviceFree] != nullptr;
+    e.device_free = 0;
+    if (e.has_device_free && !sizeOf(at[kDeviceFree], e.device_free)) return false;
+    e.size = 0;
+    if (at[kSize] != nullptr && !sizeOf(at[kSize], e.size)) return false;
+    // checkRange(): [addr, addr + size) inside the 64-bit address space.
+    if (e.has_addr && at[kSize] != nullptr && e.size != 0 && e.addr > std::numeric_limits<uint64_t>::max() - (e.size - 1)) {
+        return false;
+    }
+    bool negative = false;
+    e.stream = 0;
+    if (at[kStream] != nullptr && !intOf(at[kStream], e.stream, negative)) return false;
+    e.time_us = 0;
+    e.time_us_unknown = false;
+    if (at[kTimeUs] != nullptr) {
+        // informative(): a time that does not fit int64 is unknown.
+        uint64_t bits = 0;
+        if (!intOf(at[kTimeUs], bits, negative)) return false;
+        e.time_us_unknown = !negative && bits > static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+        e.time_us = e.time_us_unknown ? 0 : static_cast<int64_t>(bits);
+    }
+    if (at[kFrames] != nullptr) {
+        if (at[kFrames]->value == DecodedEntries::kInlineInt || !framesIfValid(at[kFrames]->value, e.frames)) return false;
+    } else if (!e.frames.empty()) {
+        e.frames = FrameList();
+    }
+    static const SharedString none;
+    if (at[kCompileContext] != nullptr && !isStr(at[kCompileContext])) return false;
+    e.compile_context = at[kCompileContext] != nullptr ? sharedText(at[kCompileContext]->value) : none;
+    if (at[kUserMetadata] != nullptr && !isStr(at[kUserMetadata])) return false;
+    e.user_metadata = at[kUserMetadata] != nullptr ? sharedText(at[kUserMetadata]->value) : none;
+    e.pool_id = {0, 0};
+    e.has_pool_id = false;
+    return true;
 }
 
 AllocatorSettings Converter::settings(PyRef ref, const Path& path) {
@@ -524,6 +686,16 @@ public:
         const Path list = traces.at(device);
         for (size_t i = 0; i < entries.size(); ++i) out_.onEntry(device, first + i, converter_->traceEntry(entries[i], list.at(first + i)));
     }
+    bool onDecodedEntries(const PyTree& tree, size_t device, size_t first, const DecodedEntries& entries) override {
+        if (!converter_) converter_ = std::make_unique<Converter>(tree, true);
+        // All converted before any is handed on: refusing one must leave nothing handed on.
+        if (decoded_.size() < entries.size()) decoded_.resize(entries.size());
+        for (size_t i = 0; i < entries.size(); ++i) {
+            if (!converter_->decodedEntry(entries.entry(i), decoded_[i])) return false;
+        }
+        for (size_t i = 0; i < entries.size(); ++i) out_.onEntry(device, first + i, decoded_[i]);
+        return true;
+    }
     void forget(PyRef firstRef, size_t firstText) override {
         if (converter_) converter_->forget(firstRef, firstText);
     }
@@ -532,6 +704,7 @@ public:
 private:
     SnapshotEntrySink& out_;
     std::unique_ptr<Converter> converter_;
+    std::vector<TraceEntry> decoded_;  // onDecodedEntries()'s, reused: their shared parts mostly stay
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "storage/formats/DecodedEntries.h"
 #include "storage/formats/PyTree.h"
 
 namespace allocscope::formats {
@@ -19,6 +20,17 @@ public:
     // `entries` are device_traces[device][first, first + entries.size()), values of `tree`. They
     // are dropped from the tree after the call (the list in the returned tree stays empty).
     virtual void onEntries(const PyTree& tree, size_t device, size_t first, PyItems entries) = 0;
+    // The same for a batch that the reader's fast path read without making tree values for the
+    // entry dicts (DecodedEntries; their keys, strings and lists are values of `tree`). Returns
+    // false, having handed nothing on, when it would rather have them as tree values: the reader
+    // then reads the batch again the generic way and calls onEntries. The default always does.
+    virtual bool onDecodedEntries(const PyTree& tree, size_t device, size_t first, const DecodedEntries& entries) {
+        (void)tree;
+        (void)device;
+        (void)first;
+        (void)entries;
+        return false;
+    }
     // Values from `firstRef` and texts from `firstText` on are about to be dropped and their
     // handles reused: forget anything cached under them.
     virtual void forget(PyRef firstRef, size_t firstText) = 0;

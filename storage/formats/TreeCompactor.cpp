@@ -46,8 +46,7 @@ bool TreeCompactor::signature(const Kept& k, const PyTree::Mark& mark, std::stri
     out.push_back(static_cast<char>(k.node.kind));
     for (const PyRef item : keptItems(k)) {
         if (item < mark.nodes) {
-            out.push_back('r');
-            appendRaw(out, item, 4);
+            appendOlder(out, item);
             continue;
         }
         const Kept& c = kept_[keptIndex_[item - mark.nodes]];
@@ -71,6 +70,25 @@ bool TreeCompactor::signature(const Kept& k, const PyTree::Mark& mark, std::stri
         }
     }
     return true;
+}
+
+void TreeCompactor::appendOlder(std::string& out, PyRef item) {
+    out.push_back('r');
+    appendRaw(out, item, 4);
+}
+
+PyRef TreeCompactor::keptStr(std::string_view text) {
+    lookup_.assign(1, 's');  // leaf()'s key
+    lookup_.append(text);
+    const auto it = strings_.find(lookup_);
+    return it == strings_.end() ? kDropped : it->second;
+}
+
+PyRef TreeCompactor::keptList(PyItems olderItems) {
+    lookup_.assign(1, static_cast<char>(PyKind::List));  // signature()'s key for such a list
+    for (const PyRef item : olderItems) appendOlder(lookup_, item);
+    const auto it = shared_.find(lookup_);
+    return it == shared_.end() ? kDropped : it->second;
 }
 
 PyRef TreeCompactor::leaf(Kept& k) {

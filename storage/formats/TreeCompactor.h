@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -40,6 +41,13 @@ public:
     // A list or tuple that stands for several equal ones of the file: it must not be filled.
     bool frozen(PyRef ref) const { return frozen_.count(ref) > 0; }
 
+    // The value an earlier compaction kept for all strs of this text, or for all lists of these
+    // older values (each made before the last compaction); kDropped when there is none yet. A
+    // reader that meets such a value again may put the kept one in the memo at once: the next
+    // compaction would have merged a new one into it (EntryBatchDecoder).
+    PyRef keptStr(std::string_view text);
+    PyRef keptList(PyItems olderItems);
+
 private:
     struct Kept {
         PyRef from = 0;            // its handle before the compaction
@@ -59,6 +67,7 @@ private:
     PyRef resolve(PyRef from, const PyTree::Mark& mark);
     PyRef leaf(Kept& k);
     bool signature(const Kept& k, const PyTree::Mark& mark, std::string& out) const;
+    static void appendOlder(std::string& out, PyRef item);
 
     PyTree& tree_;
     PyItems keptItems(const Kept& k) const { return PyItems(items_.data() + k.itemsBegin, k.itemsCount); }
@@ -70,6 +79,7 @@ private:
     std::unordered_map<std::string, PyRef> strings_;  // kept texts ('s' or 'b' + text) -> handle
     std::unordered_map<std::string, PyRef> shared_;   // kept lists and tuples by contents -> handle
     std::unordered_set<PyRef> frozen_;
+    std::string lookup_;  // keptStr()'s and keptList()'s key, reused
 };
 
 }  // namespace allocscope::formats

@@ -87,17 +87,6 @@ struct Args {
     std::vector<std::string> sequences = {"anchor", "train_gpt", "two_stream", "two_stream_events"};
 };
 
-std::vector<std::string> splitNames(const std::string& text) {
-    std::vector<std::string> names;
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        const std::size_t comma = std::min(text.find(',', start), text.size());
-        if (comma > start) names.push_back(text.substr(start, comma - start));
-        start = comma + 1;
-    }
-    return names;
-}
-
 bool parseArgs(int argc, char** argv, Args& args) {
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -122,7 +111,7 @@ bool parseArgs(int argc, char** argv, Args& args) {
         } else if (arg == "--trace" && i + 1 < argc) {
             args.trace = argv[++i];
         } else if (arg == "--sequences" && i + 1 < argc) {
-            args.sequences = splitNames(argv[++i]);
+            args.sequences = raceSequenceNames(argv[++i]);
         } else if (arg == "--skip-malloc") {
             args.skipMalloc = true;
         } else if (arg == "--blocked") {

@@ -52,17 +52,6 @@ double threadCpuNs() {
     return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
 }
 
-std::vector<std::string> splitNames(const std::string& text) {
-    std::vector<std::string> names;
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        const std::size_t comma = std::min(text.find(',', start), text.size());
-        if (comma > start) names.push_back(text.substr(start, comma - start));
-        start = comma + 1;
-    }
-    return names;
-}
-
 bool parseArgs(int argc, char** argv, Args& args) {
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -77,7 +66,7 @@ bool parseArgs(int argc, char** argv, Args& args) {
             if (arg == "--ops") args.ops = number;
             else args.passes = static_cast<int>(number);
         } else if (arg == "--sequences" && i + 1 < argc) {
-            args.sequences = splitNames(argv[++i]);
+            args.sequences = raceSequenceNames(argv[++i]);
         } else if (arg == "--trace" && i + 1 < argc) {
             args.trace = argv[++i];
         } else {

@@ -7,6 +7,7 @@
 //   two_stream a seeded mix on two streams where some blocks are used on the other stream
 //              (record_stream), so their frees stay pending until that stream's event completes.
 // Header-only: used by tests/benchmarks/bench_gpu_race.cpp, compiled with or without CUDA.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -32,6 +33,19 @@ struct RaceOp {
     RaceKind kind = RaceKind::Alloc;
     std::uint8_t stream = 0;  // 0: the default stream; 1, 2: the race's two real streams
 };
+
+// The sequence names of a --sequences argument: "anchor,two_stream" -> {anchor, two_stream}
+// (empty names between commas are skipped).
+inline std::vector<std::string> raceSequenceNames(const std::string& text) {
+    std::vector<std::string> names;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', start), text.size());
+        if (comma > start) names.push_back(text.substr(start, comma - start));
+        start = comma + 1;
+    }
+    return names;
+}
 
 struct RaceOps {
     std::string name;

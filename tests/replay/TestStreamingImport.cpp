@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ReplayTestData.h"
+#include "TraceComparison.h"
 #include "allocator/replay/TraceReplayer.h"
 #include "storage/formats/FormatError.h"
 #include "storage/formats/PickleReader.h"
@@ -27,68 +28,9 @@ namespace {
 
 std::string data(const std::string& name) { return std::string(ALLOCSCOPE_TEST_DATA) + "/" + name; }
 
-// The streamed traces, straight from the reader (no fall-back to a whole read can hide a failure).
-std::vector<alloc::RecordedTrace> streamed(const std::string& path) {
-    storage::TraceBuilder builder;
-    const formats::Snapshot rest = formats::SnapshotReader::readStreaming(path, builder);
-    return builder.finish(rest);
-}
-
-std::vector<alloc::RecordedTrace> whole(const std::string& path) {
-    return storage::tracesFromSnapshot(formats::SnapshotReader::readFile(path));
-}
-
-// "" when equal; else the first difference.
-std::string difference(const std::vector<alloc::RecordedTrace>& a, const std::vector<alloc::RecordedTrace>& b) {
-    if (a.size() != b.size()) return "trace count " + std::to_string(a.size()) + " vs " + std::to_string(b.size());
-    for (std::size_t t = 0; t < a.size(); ++t) {
-        const alloc::RecordedTrace& x = a[t];
-        const alloc::RecordedTrace& y = b[t];
-        const std::string at = "trace " + std::to_string(t) + ": ";
-        if (x.device != y.device || x.origin != y.origin || x.settings != y.settings || x.hasSegmentEvents != y.hasSegmentEvents) {
-            return at + "header";
-        }
-        if (x.entries.size() != y.entries.size()) return at + "entry count";
-        for (std::size_t i = 0; i < x.entries.size(); ++i) {
-            const alloc::RecordedEntry& e = x.entries[i];
-            const alloc::RecordedEntry& f = y.entries[i];
-            if (e.action != f.action || e.address != f.address || e.size != f.size || e.stream != f.stream ||
-                e.stackId != f.stackId || e.deviceFree != f.deviceFree || e.timeUs != f.timeUs) {
-                return at + "entry " + std::to_string(i);
-            }
-        }
-        if (x.stacks.size() != y.stacks.size()) return at + "stack count";
-        for (std::uint32_t s = 0; s < x.stacks.size(); ++s) {
-            if (x.stacks.stack(s) != y.stacks.stack(s)) return at + "stack " + std::to_string(s);
-        }
-        if (x.phases.size() != y.phases.size()) return at + "phase count";
-        for (std::size_t p = 0; p < x.phases.size(); ++p) {
-            if (x.phases[p].entryIndex != y.phases[p].entryIndex || x.phases[p].name != y.phases[p].name ||
-                x.phases[p].begin != y.phases[p].begin) {
-                return at + "phase " + std::to_string(p);
-            }
-        }
-        if (x.finalSegments.has_value() != y.finalSegments.has_value()) return at + "final segments";
-        if (!x.finalSegments) continue;
-        if (x.finalSegments->size() != y.finalSegments->size()) return at + "final segment count";
-        for (std::size_t s = 0; s < x.finalSegments->size(); ++s) {
-            const alloc::SegmentInfo& g = (*x.finalSegments)[s];
-            const alloc::SegmentInfo& h = (*y.finalSegments)[s];
-            bool same = g.address == h.address && g.totalSize == h.totalSize && g.allocatedSize == h.allocatedSize &&
-                        g.activeSize == h.activeSize && g.requestedSize == h.requestedSize && g.stream == h.stream &&
-                        g.pool == h.pool && g.poolId == h.poolId && g.isExpandable == h.isExpandable &&
-                        g.stackId == h.stackId && g.blocks.size() == h.blocks.size();
-            for (std::size_t k = 0; same && k < g.blocks.size(); ++k) {
-                const alloc::BlockInfo& u = g.blocks[k];
-                const alloc::BlockInfo& v = h.blocks[k];
-                same = u.address == v.address && u.size == v.size && u.requestedSize == v.requestedSize &&
-                       u.state == v.state && u.stackId == v.stackId;
-            }
-            if (!same) return at + "final segment " + std::to_string(s);
-        }
-    }
-    return "";
-}
+using testing::traceDifference;
+using testing::streamedTraces;
+using testing::wholeTraces;
 
 // Counts what a streaming read hands over, keeping nothing.
 class CountingSink final : public formats::TraceBatchSink {
@@ -184,8 +126,8 @@ class TestStreamingImport : public QObject {
 
     // Both ways of reading report the same error, and it is `expected` (a substring).
     void sameError(const std::string& path, const std::string& expected) {
-        const std::string streamedError = errorOf([&] { streamed(path); });
-        const std::string wholeError = errorOf([&] { whole(path); });
+        const std::string streamedError = errorOf([&] { streamedTraces(path); });
+        const std::string wholeError = errorOf([&] { wholeTraces(path); });
         QCOMPARE(streamedError, wholeError);
         QVERIFY2(streamedError.find(expected) != std::string::npos, streamedError.c_str());
     }
@@ -208,12 +150,12 @@ private slots:
     void streamedTracesAreTheWholeReadsTraces() {
         QFETCH(QString, name);
         const std::string path = data(name.toStdString());
-        const std::vector<alloc::RecordedTrace> a = streamed(path);
+        const std::vector<alloc::RecordedTrace> a = streamedTraces(path);
         QVERIFY(!a.empty());
-        const std::string diff = difference(a, whole(path));
+        const std::string diff = traceDifference(a, wholeTraces(path));
         QVERIFY2(diff.empty(), diff.c_str());
         // TraceFile (what every import uses) takes the same way when told to stream.
-        const std::string viaFile = difference(storage::TraceFile::load(path, storage::StreamMode::Always).traces, a);
+        const std::string viaFile = traceDifference(storage::TraceFile::load(path, storage::StreamMode::Always).traces, a);
         QVERIFY2(viaFile.empty(), viaFile.c_str());
     }
 
@@ -223,8 +165,8 @@ private slots:
         QVERIFY(truth.loaded);
         const std::string path = data("traces/train_gpt__default.pickle");
         const alloc::ReplayOptions options = replaytest::optionsFor(truth);
-        const alloc::ReplayResult a = alloc::TraceReplayer::replay(streamed(path).front(), options);
-        const alloc::ReplayResult b = alloc::TraceReplayer::replay(whole(path).front(), options);
+        const alloc::ReplayResult a = alloc::TraceReplayer::replay(streamedTraces(path).front(), options);
+        const alloc::ReplayResult b = alloc::TraceReplayer::replay(wholeTraces(path).front(), options);
         QVERIFY2(a.exact(), qPrintable(replaytest::describeInexact(a)));
         QVERIFY(b.exact());
         QCOMPARE(a.events, b.events);
@@ -255,15 +197,15 @@ private slots:
         QVERIFY(truth.loaded);
         const std::string path = data((dir + "/" + name + ".pickle").toStdString());
         const alloc::ReplayOptions options = replaytest::optionsFor(truth);
-        const std::vector<alloc::RecordedTrace> inMemory = streamed(path);
+        const std::vector<alloc::RecordedTrace> inMemory = streamedTraces(path);
         QVERIFY(!inMemory.front().entries.spilled());
         const alloc::ReplayResult a = alloc::TraceReplayer::replay(inMemory.front(), options);
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
         const testfiles::SpillSetting spill(4096, tmp.path());
-        const std::vector<alloc::RecordedTrace> spilled = streamed(path);
+        const std::vector<alloc::RecordedTrace> spilled = streamedTraces(path);
         QVERIFY(spilled.front().entries.spilled());
-        const std::string diff = difference(spilled, inMemory);
+        const std::string diff = traceDifference(spilled, inMemory);
         QVERIFY2(diff.empty(), diff.c_str());
         const alloc::ReplayResult b = alloc::TraceReplayer::replay(spilled.front(), options);
         QVERIFY2(b.exact(), qPrintable(replaytest::describeInexact(b)));
@@ -321,12 +263,12 @@ private slots:
     // A pickle the stream cannot follow is read whole instead, with the same traces.
     void aPickleReferringBackToAnEntryIsReadWhole() {
         const std::string path = testfiles::writeIn(dir_, "twice.pickle", entryReferredTwice());
-        QVERIFY_THROWS_EXCEPTION(formats::StreamingUnsupported, streamed(path));
+        QVERIFY_THROWS_EXCEPTION(formats::StreamingUnsupported, streamedTraces(path));
         const std::vector<alloc::RecordedTrace> traces = storage::TraceFile::load(path, storage::StreamMode::Always).traces;
         QCOMPARE(traces.size(), std::size_t{1});
         QCOMPARE(traces.front().entries.size(), std::size_t{1001});
         QCOMPARE(traces.front().entries.back().address, traces.front().entries.front().address);
-        const std::string diff = difference(traces, whole(path));
+        const std::string diff = traceDifference(traces, wholeTraces(path));
         QVERIFY2(diff.empty(), diff.c_str());
     }
 
