@@ -88,40 +88,18 @@ std::array<std::int64_t, SessionRecorder::kWatched> SessionRecorder::watched(con
 }
 
 void SessionRecorder::syncStats(const alloc::DeviceStats& stats, bool force) {
-    // Called after every replay step (millions in a big import): compare and remember in one
-    // pass, in the order visitWatched() lays lastWatched_ out. Written out rather than through
-    // visitWatched's callback: the per-value test of which rule applies and the callback's
-    // captured state made this the import's most expensive function (7 % of a 100 MB import's CPU).
+    // Called after every replay step (millions in a big import): compare and remember in one pass.
     bool fixup = force || restoredSinceSync_;
     restoredSinceSync_ = false;
-    std::int64_t* last = lastWatched_.data();
-    bool decreased = false;  // a peak or total went down: a reset, which no event shows
-    auto monotone = [&decreased](std::int64_t value, std::int64_t& remembered) {
-        decreased |= value < remembered;
-        remembered = value;
-    };
-    for (const alloc::StatArray* array : {&stats.allocation, &stats.segment, &stats.active, &stats.inactive_split,
-                                          &stats.allocated_bytes, &stats.reserved_bytes, &stats.active_bytes,
-                                          &stats.inactive_split_bytes, &stats.requested_bytes}) {
-        for (const alloc::Stat& stat : *array) {
-            monotone(stat.peak, last[0]);
-            monotone(stat.allocated, last[1]);
-            last += 2;
-        }
-    }
-    monotone(stats.oversize_allocations.peak, last[0]);
-    monotone(stats.oversize_allocations.allocated, last[1]);
-    monotone(stats.oversize_segments.peak, last[2]);
-    monotone(stats.oversize_segments.allocated, last[3]);
-    // Retries and syncs have no event at all: any change.
-    const bool eventless = stats.num_alloc_retries != last[4] || stats.num_sync_all_streams != last[5];
-    last[4] = stats.num_alloc_retries;
-    last[5] = stats.num_sync_all_streams;
-    monotone(stats.num_ooms, last[6]);
-    monotone(stats.num_device_alloc, last[7]);
-    monotone(stats.num_device_free, last[8]);
-    static_assert(kWatched == 9 * 3 * 2 + 9, "syncStats walks the values visitWatched() lists");
-    if (!(fixup || decreased || eventless)) return;
+    constexpr std::size_t kEventless = kWatched - 5;  // retries and syncs: any change
+    std::size_t i = 0;
+    visitWatched(stats, [&](std::int64_t value) {
+        std::int64_t& last = lastWatched_[i];
+        fixup |= (i == kEventless || i == kEventless + 1) ? value != last : value < last;
+        last = value;
+        ++i;
+    });
+    if (!fixup) return;
     if (!batch_.fixups.empty() && batch_.fixups.back().first == count_) batch_.fixups.back().second = stats;
     else batch_.fixups.emplace_back(count_, stats);
 }
