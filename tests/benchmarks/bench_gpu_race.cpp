@@ -53,7 +53,6 @@
 #include "allocator/core/EventSink.h"
 #include "allocator/core/SegmentInfo.h"
 #include "allocator/device/SimulatedDevice.h"
-#include "storage/import/TraceImport.h"
 #include "tests/gpu/FlatStatsJson.h"
 #include "tests/gpu/RaceCompare.h"
 #include "tests/gpu/RaceOps.h"
@@ -130,10 +129,7 @@ bool parseArgs(int argc, char** argv, Args& args) {
             return false;
         }
     }
-    if (args.trace.empty()) {
-        const char* data = std::getenv("ALLOCSCOPE_TEST_DATA");
-        args.trace = std::string(data != nullptr ? data : "tests/data") + "/traces/train_gpt__default.pickle";
-    }
+    if (args.trace.empty()) args.trace = defaultRaceTracePath();
     if (args.smoke) {
         args.ops = 2'000;
         args.passes = 1;
@@ -151,11 +147,7 @@ bool parseArgs(int argc, char** argv, Args& args) {
         return race;
     }
     try {
-        const std::vector<RecordedTrace> traces = allocscope::storage::importTraceFile(args.trace);
-        if (traces.empty()) throw std::runtime_error("no device trace in it");
-        RaceOps race = raceOpsFromTrace(traces.front(), args.ops, "train_gpt");
-        if (race.ops.empty()) throw std::runtime_error("no allocations in its trace");
-        return race;
+        return trainGptRaceOps(args.trace, args.ops);
     } catch (const std::exception& error) {
         std::printf("sequence train_gpt: cannot read %s: %s (skipped)\n", args.trace.c_str(), error.what());
         return std::nullopt;

@@ -28,7 +28,6 @@
 #include "allocator/core/EventSink.h"
 #include "allocator/device/GpuPresets.h"
 #include "allocator/device/SimulatedDevice.h"
-#include "storage/import/TraceImport.h"
 #include "tests/gpu/RaceOps.h"
 #include "tests/gpu/RaceSides.h"
 
@@ -80,10 +79,7 @@ bool parseArgs(int argc, char** argv, Args& args) {
             return false;
         }
     }
-    if (args.trace.empty()) {
-        const char* data = std::getenv("ALLOCSCOPE_TEST_DATA");
-        args.trace = std::string(data != nullptr ? data : "tests/data") + "/traces/train_gpt__default.pickle";
-    }
+    if (args.trace.empty()) args.trace = defaultRaceTracePath();
     if (args.smoke) {
         args.ops = 2'000;
         args.passes = 1;
@@ -95,11 +91,7 @@ std::optional<RaceOps> buildSequence(const std::string& name, const Args& args) 
     if (name == "anchor") return makeRaceOps(args.ops);
     if (name == "two_stream") return makeTwoStreamOps(args.ops);
     try {
-        const std::vector<RecordedTrace> traces = storage::importTraceFile(args.trace);
-        if (traces.empty()) throw std::runtime_error("no device trace in it");
-        RaceOps race = raceOpsFromTrace(traces.front(), args.ops, "train_gpt");
-        if (race.ops.empty()) throw std::runtime_error("no allocations in its trace");
-        return race;
+        return trainGptRaceOps(args.trace, args.ops);
     } catch (const std::exception& error) {
         std::fprintf(stderr, "bench_race_sequences: cannot read %s: %s\n", args.trace.c_str(), error.what());
         return std::nullopt;

@@ -9,6 +9,8 @@
 // Header-only: used by tests/benchmarks/bench_gpu_race.cpp, compiled with or without CUDA.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <stdexcept>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -16,6 +18,7 @@
 
 #include "allocator/core/Op.h"
 #include "allocator/replay/RecordedTrace.h"
+#include "storage/import/TraceImport.h"
 #include "tests/benchmarks/AllocBenchSequence.h"
 
 namespace allocscope::gpu {
@@ -151,6 +154,23 @@ inline RaceOps raceOpsFromTrace(const alloc::RecordedTrace& trace, std::size_t c
             if (left[id]) race.ops.push_back({0, id, RaceKind::Free, 0});
         }
     }
+    return race;
+}
+
+// The train_gpt sequence's trace when --trace is not given: $ALLOCSCOPE_TEST_DATA (or tests/data)
+// /traces/train_gpt__default.pickle.
+inline std::string defaultRaceTracePath() {
+    const char* data = std::getenv("ALLOCSCOPE_TEST_DATA");
+    return std::string(data != nullptr ? data : "tests/data") + "/traces/train_gpt__default.pickle";
+}
+
+// The train_gpt sequence: raceOpsFromTrace() of the first device's trace in the file at `path`.
+// Throws (formats::FormatError, std::runtime_error) saying what is wrong with the file.
+inline RaceOps trainGptRaceOps(const std::string& path, std::size_t count) {
+    const std::vector<alloc::RecordedTrace> traces = storage::importTraceFile(path);
+    if (traces.empty()) throw std::runtime_error("no device trace in it");
+    RaceOps race = raceOpsFromTrace(traces.front(), count, "train_gpt");
+    if (race.ops.empty()) throw std::runtime_error("no allocations in its trace");
     return race;
 }
 
