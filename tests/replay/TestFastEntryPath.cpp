@@ -226,18 +226,6 @@ public:
     std::size_t fast = 0;
 };
 
-template <typename Read>
-std::string errorOf(Read read) {
-    try {
-        read();
-    } catch (const formats::FormatError& e) {
-        return e.what();
-    } catch (const std::exception& e) {
-        return std::string("not a FormatError: ") + e.what();
-    }
-    return "<none>";
-}
-
 }  // namespace
 
 class TestFastEntryPath : public QObject {
@@ -446,8 +434,8 @@ private slots:
             return false;
         };
         const std::string path = write("bad.pickle", change);
-        const std::string streamedError = errorOf([&] { testing::streamedTraces(path); });
-        const std::string wholeError = errorOf([&] { testing::wholeTraces(path); });
+        const std::string streamedError = testing::formatErrorOf([&] { testing::streamedTraces(path); });
+        const std::string wholeError = testing::formatErrorOf([&] { testing::wholeTraces(path); });
         QCOMPARE(streamedError, wholeError);
         QVERIFY2(streamedError.find(expected.toStdString()) != std::string::npos, streamedError.c_str());
     }
@@ -458,8 +446,8 @@ private slots:
         const std::string bytes = w.build();
         for (const std::size_t cut : {bytes.size() * 55 / 100, bytes.size() * 70 / 100 + 3}) {
             const std::string path = testfiles::writeIn(dir_, "cut.pickle", bytes.substr(0, cut));
-            const std::string streamedError = errorOf([&] { testing::streamedTraces(path); });
-            QCOMPARE(streamedError, errorOf([&] { testing::wholeTraces(path); }));
+            const std::string streamedError = testing::formatErrorOf([&] { testing::streamedTraces(path); });
+            QCOMPARE(streamedError, testing::formatErrorOf([&] { testing::wholeTraces(path); }));
             QVERIFY2(streamedError.find("truncated") != std::string::npos, streamedError.c_str());
         }
     }
@@ -473,7 +461,7 @@ private slots:
         for (const QString& file : files) {
             const std::string path = d.filePath(file).toStdString();
             const auto load = [&](storage::StreamMode mode) {
-                return errorOf([&] { storage::TraceFile::load(path, mode); });
+                return testing::formatErrorOf([&] { storage::TraceFile::load(path, mode); });
             };
             QCOMPARE(QString::fromStdString(load(storage::StreamMode::Always)), QString::fromStdString(load(storage::StreamMode::Never)));
         }

@@ -45,17 +45,6 @@ public:
     std::size_t batches_ = 0;
 };
 
-// The error a read throws ("<none>" when it reads the file).
-template <typename Read>
-std::string errorOf(Read read) {
-    try {
-        read();
-    } catch (const formats::FormatError& e) {
-        return e.what();
-    }
-    return "<none>";
-}
-
 // A pickle as Python's pickler writes a snapshot, by hand: {'segments': [], 'device_traces':
 // [[e0, ..., e1000]]} in APPENDS batches of 1,000, whose last item is e0 again (a memo BINGET of
 // an entry the stream has already converted and dropped).
@@ -123,12 +112,12 @@ class TestStreamingImport : public QObject {
 
     QTemporaryDir dir_;
 
-
     // Both ways of reading report the same error, and it is `expected` (a substring).
     void sameError(const std::string& path, const std::string& expected) {
-        const std::string streamedError = errorOf([&] { streamedTraces(path); });
-        const std::string wholeError = errorOf([&] { wholeTraces(path); });
+        const std::string streamedError = testing::formatErrorOf([&] { streamedTraces(path); });
+        const std::string wholeError = testing::formatErrorOf([&] { wholeTraces(path); });
         QCOMPARE(streamedError, wholeError);
+        QVERIFY2(!streamedError.starts_with("not a FormatError"), streamedError.c_str());
         QVERIFY2(streamedError.find(expected) != std::string::npos, streamedError.c_str());
     }
 
