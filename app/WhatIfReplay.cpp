@@ -45,6 +45,7 @@ alloc::ReplayOptions optionsFor(const WhatIfSetup& setup, const alloc::Allocator
     options.totalMemory = setup.totalMemory;
     options.otherMemory = setup.otherMemory;
     options.continueAfterOom = true;
+    options.keepOps = false;  // nothing here runs the program again: a big trace's would be ~50 B an op
     return options;
 }
 

@@ -8,7 +8,7 @@
 
 #include <cstddef>
 
-#include "allocator/replay/SpillArray.h"
+#include "allocator/core/SpillArray.h"
 
 namespace testfiles {
 

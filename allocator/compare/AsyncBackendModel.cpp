@@ -218,7 +218,9 @@ bool AsyncBackendModel::apply(const Op& op, std::uint64_t opIndex, AsyncRunResul
 AsyncRunResult AsyncBackendModel::run(const Program& program) {
     AsyncRunResult result;
     result.stats.max_split_size = 0;
+    SpillArray<Op>::Walk walk(program.ops);  // a big program's ops leave memory behind the run
     for (std::size_t i = 0; i < program.ops.size(); ++i) {
+        walk.at(i);
         if (!apply(program.ops[i], i, result)) break;
     }
     return result;

@@ -53,7 +53,9 @@ RunMetrics runAsync(const Program& program, const CompareConfig& config, const C
     AsyncBackendModel model(device.totalMemory, device.otherMemory, fraction);
     AsyncRunResult r;
     const std::size_t stride = strideFor(program, options);
+    SpillArray<Op>::Walk walk(program.ops);  // a big program's ops leave memory behind the run
     for (std::size_t i = 0; i < program.ops.size(); ++i) {
+        walk.at(i);
         if (!model.apply(program.ops[i], i, r)) break;
         if (stride != 0 && (i % stride == 0 || i + 1 == program.ops.size())) {
             m.timeline.push_back({i, model.used(), model.reserved()});
@@ -92,7 +94,9 @@ RunMetrics runNative(const Program& program, const CompareConfig& config, const 
     const std::uint64_t largePage = config.config.largeSegmentSize;
     const std::size_t stride = strideFor(program, options);
     std::int64_t peak = allocator.stats().reserved_bytes[kAggregate].peak;
+    SpillArray<Op>::Walk walk(program.ops);
     for (std::size_t i = 0; i < program.ops.size(); ++i) {
+        walk.at(i);
         const Op& op = program.ops[i];
         if (options.opHook) options.opHook(op, false);
         if (observer != nullptr) observer->beforeOp(op, i);

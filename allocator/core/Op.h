@@ -8,6 +8,7 @@
 
 #include "allocator/core/Event.h"
 #include "allocator/core/PoolId.h"
+#include "allocator/core/SpillArray.h"
 
 namespace allocscope::alloc {
 
@@ -105,8 +106,11 @@ struct Op {
 };
 
 // A whole program: its ops (op index = position in `ops`) and the phase labels they name.
+// The ops of a big snapshot's program (48 bytes each, ~1.1 per trace entry: 600 MB for a 1 GB
+// snapshot) move to a temporary file past SpillArray's threshold, like the trace's entries;
+// a reader that goes through them all says where it is with a SpillArray::Walk.
 struct Program {
-    std::vector<Op> ops;
+    SpillArray<Op> ops;
     std::vector<std::string> labels;
 };
 

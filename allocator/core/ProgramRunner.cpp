@@ -49,7 +49,9 @@ bool ProgramRunner::fail(ProgramResult& result, std::uint64_t opIndex, std::stri
 
 ProgramResult ProgramRunner::run(const Program& program) {
     ProgramResult result;
+    SpillArray<Op>::Walk walk(program.ops);  // a big program's ops leave memory behind the run
     for (std::size_t i = 0; i < program.ops.size(); ++i) {
+        walk.at(i);
         if (!apply(program.ops[i], i, result)) break;
     }
     return result;

@@ -13,7 +13,11 @@ std::uint64_t chunkSize(std::uint64_t size) {
 }
 }  // namespace
 
-DriverPlacementModel::DriverPlacementModel(const RecordedTrace& recording) : reference_(recording) {
+DriverPlacementModel::DriverPlacementModel(const RecordedTrace& recording)
+    : DriverPlacementModel(TraceSteps::segmentEvents(recording)) {}
+
+// The reference placement and the calibration from one pass over the recording.
+DriverPlacementModel::DriverPlacementModel(const std::vector<StepSegmentEvent>& segmentEvents) : reference_(segmentEvents) {
     // New chunks of a recorded process go below its first range (its runtime's ranges are above).
     if (!reference_.segmentAllocs().empty()) start_ = reference_.segmentAllocs().front().address;
     if (!reference_.segmentMaps().empty() &&
@@ -21,7 +25,7 @@ DriverPlacementModel::DriverPlacementModel(const RecordedTrace& recording) : ref
         start_ = reference_.segmentMaps().front().address;
     }
     recorded_ = start_ != 0;
-    if (recorded_) calibration_ = HiddenRangeCalibration::fromRecording(recording);
+    if (recorded_) calibration_ = HiddenRangeCalibration::fromSegmentEvents(segmentEvents);
     restart();
 }
 

@@ -50,6 +50,7 @@ public:
                                        std::size_t step) override;
 
 private:
+    explicit DriverPlacementModel(const std::vector<StepSegmentEvent>& segmentEvents);
     std::optional<std::uint64_t> sameStep(const PlacementRequest& request, const std::map<std::uint64_t, std::uint64_t>& live,
                                           std::size_t step) const;
     std::optional<std::uint64_t> reservation(const PlacementRequest& request,

@@ -30,16 +30,14 @@ std::vector<std::uint64_t> hiddenSizes() {
 }  // namespace
 
 std::optional<HiddenRangeCalibration> HiddenRangeCalibration::fromRecording(const RecordedTrace& recording) {
+    return fromSegmentEvents(TraceSteps::segmentEvents(recording));
+}
+
+std::optional<HiddenRangeCalibration> HiddenRangeCalibration::fromSegmentEvents(const std::vector<StepSegmentEvent>& events) {
     HiddenRangeCalibration calibration;
-    const SpillArray<TraceStep> steps = TraceSteps::cut(recording);
-    for (std::size_t k = 0; k < steps.size(); ++k) {
-        for (std::size_t i = steps[k].begin; i < steps[k].end; ++i) {
-            const RecordedEntry& e = recording.entries[i];
-            if (e.action == EventAction::SegmentMap || e.action == EventAction::SegmentUnmap) return std::nullopt;
-            if (e.action == EventAction::SegmentAlloc || e.action == EventAction::SegmentFree) {
-                calibration.calls_.push_back({k, e.action == EventAction::SegmentAlloc, e.address, e.size});
-            }
-        }
+    for (const StepSegmentEvent& e : events) {
+        if (e.action == EventAction::SegmentMap || e.action == EventAction::SegmentUnmap) return std::nullopt;
+        calibration.calls_.push_back({e.step, e.action == EventAction::SegmentAlloc, e.address, e.size});
     }
     if (calibration.calls_.empty() || !calibration.calls_.front().alloc ||
         calibration.calls_.size() > kMaxSegmentEvents) {

@@ -26,6 +26,7 @@
 
 #include "allocator/replay/DriverVaHeap.h"
 #include "allocator/replay/RecordedTrace.h"
+#include "allocator/replay/TraceSteps.h"
 
 namespace allocscope::alloc {
 
@@ -49,6 +50,8 @@ public:
     static constexpr std::size_t kMaxChangeShare = 4;
     static constexpr std::size_t kMaxUnexplainedShare = 8;
     static std::optional<HiddenRangeCalibration> fromRecording(const RecordedTrace& recording);
+    // The same from the recording's segment events (TraceSteps::segmentEvents).
+    static std::optional<HiddenRangeCalibration> fromSegmentEvents(const std::vector<StepSegmentEvent>& events);
 
     std::uint64_t heapTop() const { return top_; }
     const std::vector<Change>& changes() const { return changes_; }

@@ -17,9 +17,13 @@ Program programFromTrace(const RecordedTrace& trace, const ProgramFromTraceOptio
     const ReplayResult replayed = TraceReplayer::replay(trace, replay);
     Program program;
     program.labels = replayed.program.labels;
-    for (const Op& op : replayed.program.ops) {
-        if (op.kind != OpKind::SetMemoryFraction) program.ops.push_back(op);
+    const SpillArray<Op>& ops = replayed.program.ops;
+    SpillArray<Op>::Walk walk(ops);  // a big trace's: read once, left behind
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        walk.at(i);
+        if (ops[i].kind != OpKind::SetMemoryFraction) program.ops.push_back(ops[i]);
     }
+    program.ops.doneWriting();
     return program;
 }
 

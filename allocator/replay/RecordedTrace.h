@@ -13,7 +13,7 @@
 #include "allocator/core/Event.h"
 #include "allocator/core/SegmentInfo.h"
 #include "allocator/core/StackTable.h"
-#include "allocator/replay/SpillArray.h"
+#include "allocator/core/SpillArray.h"
 
 namespace allocscope::alloc {
 

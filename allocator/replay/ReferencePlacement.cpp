@@ -4,14 +4,13 @@
 
 namespace allocscope::alloc {
 
-ReferencePlacement::ReferencePlacement(const RecordedTrace& recording) {
-    const SpillArray<TraceStep> steps = TraceSteps::cut(recording);
-    for (std::size_t k = 0; k < steps.size(); ++k) {
-        for (std::size_t i = steps[k].begin; i < steps[k].end; ++i) {
-            const RecordedEntry& e = recording.entries[i];
-            if (e.action == EventAction::SegmentAlloc) allocs_.push_back(Recorded{e.address, e.size, k});
-            if (e.action == EventAction::SegmentMap) maps_.push_back(Recorded{e.address, e.size, k});
-        }
+ReferencePlacement::ReferencePlacement(const RecordedTrace& recording)
+    : ReferencePlacement(TraceSteps::segmentEvents(recording)) {}
+
+ReferencePlacement::ReferencePlacement(const std::vector<StepSegmentEvent>& segmentEvents) {
+    for (const StepSegmentEvent& e : segmentEvents) {
+        if (e.action == EventAction::SegmentAlloc) allocs_.push_back(Recorded{e.address, e.size, e.step});
+        if (e.action == EventAction::SegmentMap) maps_.push_back(Recorded{e.address, e.size, e.step});
     }
 }
 

@@ -11,12 +11,15 @@
 
 #include "allocator/replay/PlacementModel.h"
 #include "allocator/replay/RecordedTrace.h"
+#include "allocator/replay/TraceSteps.h"
 
 namespace allocscope::alloc {
 
 class ReferencePlacement : public PlacementModel {
 public:
     explicit ReferencePlacement(const RecordedTrace& recording);
+    // From the recording's segment events (TraceSteps::segmentEvents), when they are at hand.
+    explicit ReferencePlacement(const std::vector<StepSegmentEvent>& segmentEvents);
     std::optional<std::uint64_t> place(const PlacementRequest& request, const std::map<std::uint64_t, std::uint64_t>& live,
                                        std::size_t step) override;
 

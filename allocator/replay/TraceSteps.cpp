@@ -52,7 +52,24 @@ SpillArray<TraceStep> TraceSteps::cut(const RecordedTrace& trace) {
     for (std::size_t i = begin; i < e.size(); ++i) trailing = trailing || isSegmentEvent(e[i].action);
     if (trailing) steps.push_back(TraceStep{begin, kNoEntry, e.size(), false});
     e.forget(0, e.size());
+    steps.doneWriting();
     return steps;
+}
+
+std::vector<StepSegmentEvent> TraceSteps::segmentEvents(const RecordedTrace& trace) {
+    const SpillArray<TraceStep> steps = cut(trace);
+    SpillArray<TraceStep>::Walk stepWalk(steps);
+    SpillArray<RecordedEntry>::Walk entryWalk(trace.entries);
+    std::vector<StepSegmentEvent> events;
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+        stepWalk.at(k);
+        entryWalk.at(steps[k].begin);
+        for (std::size_t i = steps[k].begin; i < steps[k].end; ++i) {
+            const RecordedEntry& e = trace.entries[i];
+            if (isSegmentEvent(e.action)) events.push_back(StepSegmentEvent{k, e.action, e.address, e.size});
+        }
+    }
+    return events;
 }
 
 }  // namespace allocscope::alloc

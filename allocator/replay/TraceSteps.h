@@ -40,11 +40,23 @@ struct TraceStep {
 };
 static_assert(sizeof(TraceStep) == 16);
 
+// A segment event of a recording with the replay step it falls in (TraceSteps::segmentEvents).
+struct StepSegmentEvent {
+    std::size_t step = 0;
+    EventAction action = EventAction::SegmentAlloc;  // segment_alloc / _free / _map / _unmap
+    std::uint64_t address = 0;
+    std::uint64_t size = 0;
+};
+
 class TraceSteps {
 public:
     // Throws std::length_error for a trace of more than StepIndex::kMaxEntries entries.
     // Like the trace's entries, the steps of a big trace live in a temporary file (SpillArray).
     static SpillArray<TraceStep> cut(const RecordedTrace& trace);
+    // Every segment event of the trace, in trace order, with its step: one cut and one pass over
+    // the entries (walked: a big trace's pages leave memory) for the placement models, which
+    // need only these few events.
+    static std::vector<StepSegmentEvent> segmentEvents(const RecordedTrace& trace);
     static bool isSegmentEvent(EventAction action);
     static bool isRelease(EventAction action);  // segment_free / segment_unmap
 };

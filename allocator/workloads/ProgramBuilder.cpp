@@ -19,22 +19,22 @@ std::uint32_t ProgramBuilder::stack(std::string_view inner, std::int64_t innerLi
 
 std::uint64_t ProgramBuilder::alloc(std::uint64_t size, std::uint32_t stackId, StreamId stream) {
     const std::uint64_t id = nextId_++;
-    program_.ops.push_back(Op::alloc(id, size, stream, stackId));
+    ops_.push_back(Op::alloc(id, size, stream, stackId));
     progress(stream);
     return id;
 }
 
-void ProgramBuilder::free(std::uint64_t id) { program_.ops.push_back(Op::free(id)); }
+void ProgramBuilder::free(std::uint64_t id) { ops_.push_back(Op::free(id)); }
 
 void ProgramBuilder::recordStream(std::uint64_t id, StreamId stream) {
-    program_.ops.push_back(Op::recordStream(id, stream));
+    ops_.push_back(Op::recordStream(id, stream));
 }
 
 void ProgramBuilder::freeWithUses(std::uint64_t id, const std::vector<StreamId>& uses, std::uint32_t lag) {
-    program_.ops.push_back(Op::free(id));
+    ops_.push_back(Op::free(id));
     if (uses.empty()) return;
     if (lag == 0) {
-        program_.ops.push_back(Op::completePending(id));
+        ops_.push_back(Op::completePending(id));
         return;
     }
     Pending p{id, {}};
@@ -52,7 +52,7 @@ void ProgramBuilder::progress(StreamId stream) {
         auto it = p.remaining.find(stream);
         if (it != p.remaining.end() && --it->second == 0) p.remaining.erase(it);
         if (p.remaining.empty()) {
-            program_.ops.push_back(Op::completePending(p.id));
+            ops_.push_back(Op::completePending(p.id));
         } else {
             if (kept != i) pending_[kept] = std::move(p);
             ++kept;
@@ -62,37 +62,41 @@ void ProgramBuilder::progress(StreamId stream) {
 }
 
 void ProgramBuilder::synchronize() {
-    program_.ops.push_back(Op::simple(OpKind::Synchronize));
+    ops_.push_back(Op::simple(OpKind::Synchronize));
     pending_.clear();  // the allocator completed them all
 }
 
 void ProgramBuilder::emptyCache() {
-    program_.ops.push_back(Op::simple(OpKind::EmptyCache));
+    ops_.push_back(Op::simple(OpKind::EmptyCache));
     pending_.clear();
 }
 
-void ProgramBuilder::setMemoryFraction(double fraction) { program_.ops.push_back(Op::setMemoryFraction(fraction)); }
-void ProgramBuilder::resetPeakStats() { program_.ops.push_back(Op::simple(OpKind::ResetPeakStats)); }
+void ProgramBuilder::setMemoryFraction(double fraction) { ops_.push_back(Op::setMemoryFraction(fraction)); }
+void ProgramBuilder::resetPeakStats() { ops_.push_back(Op::simple(OpKind::ResetPeakStats)); }
 
 void ProgramBuilder::poolOp(OpKind kind, PoolId id, std::uint8_t flags, StreamId stream) {
-    program_.ops.push_back(Op::pool(kind, id, flags, stream));
+    ops_.push_back(Op::pool(kind, id, flags, stream));
 }
 
 std::uint32_t ProgramBuilder::label(std::string_view name) {
     auto it = labelIds_.find(name);
     if (it != labelIds_.end()) return it->second;
-    const auto id = static_cast<std::uint32_t>(program_.labels.size());
-    program_.labels.emplace_back(name);
+    const auto id = static_cast<std::uint32_t>(labels_.size());
+    labels_.emplace_back(name);
     labelIds_.emplace(std::string(name), id);
     return id;
 }
 
-void ProgramBuilder::begin(std::string_view phase) { program_.ops.push_back(Op::phase(label(phase), true)); }
-void ProgramBuilder::end(std::string_view phase) { program_.ops.push_back(Op::phase(label(phase), false)); }
+void ProgramBuilder::begin(std::string_view phase) { ops_.push_back(Op::phase(label(phase), true)); }
+void ProgramBuilder::end(std::string_view phase) { ops_.push_back(Op::phase(label(phase), false)); }
 
 GeneratedProgram ProgramBuilder::take() {
-    GeneratedProgram out{std::move(program_), std::move(stacks_)};
-    program_ = Program{};
+    GeneratedProgram out;
+    out.program.ops = ops_;
+    out.program.labels = std::move(labels_);
+    out.stacks = std::move(stacks_);
+    ops_ = {};
+    labels_ = {};
     stacks_ = StackTable{};
     labelIds_.clear();
     pending_.clear();
@@ -102,7 +106,7 @@ GeneratedProgram ProgramBuilder::take() {
 
 void ProgramBuilder::drainOps(std::vector<Op>& out) {
     out.clear();
-    out.swap(program_.ops);
+    out.swap(ops_);
 }
 
 }  // namespace allocscope::alloc

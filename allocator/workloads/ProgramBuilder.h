@@ -38,13 +38,13 @@ public:
     void begin(std::string_view phase);
     void end(std::string_view phase);
 
-    std::size_t opCount() const { return program_.ops.size(); }
+    std::size_t opCount() const { return ops_.size(); }
     std::size_t pendingFrees() const { return pending_.size(); }
     // The program so far; the builder is left empty.
     GeneratedProgram take();
     // Moves out the ops written so far (streaming generators), keeping labels, stacks and state.
     void drainOps(std::vector<Op>& out);
-    const std::vector<std::string>& labels() const { return program_.labels; }
+    const std::vector<std::string>& labels() const { return labels_; }
     const StackTable& stacks() const { return stacks_; }
 
 private:
@@ -56,7 +56,10 @@ private:
     void progress(StreamId stream);
 
     std::string file_;
-    Program program_;
+    // The ops in a plain vector while they are written: a streaming generator hands them over
+    // chunk by chunk without a copy (drainOps); take() copies them into the Program's SpillArray.
+    std::vector<Op> ops_;
+    std::vector<std::string> labels_;
     StackTable stacks_;
     std::map<std::string, std::uint32_t, std::less<>> labelIds_;
     std::vector<Pending> pending_;

@@ -47,7 +47,7 @@ GeneratedProgram RandomMixWorkload::generate(const WorkloadParams& params, std::
     RandomMixSource source(settingsOf(params), seed);
     GeneratedProgram out;
     std::vector<Op> chunk;
-    while (source.nextChunk(chunk)) out.program.ops.insert(out.program.ops.end(), chunk.begin(), chunk.end());
+    while (source.nextChunk(chunk)) out.program.ops.append(chunk.begin(), chunk.end());
     out.program.labels = source.labels();
     out.stacks = source.stacks();
     return out;

@@ -13,7 +13,7 @@ public:
     const StackTable& stacks() const override { return generated_.stacks; }
     bool nextChunk(std::vector<Op>& out) override {
         out.clear();
-        const std::vector<Op>& ops = generated_.program.ops;
+        const SpillArray<Op>& ops = generated_.program.ops;
         if (next_ >= ops.size()) return false;
         const std::size_t end = std::min(ops.size(), next_ + kChunk);
         out.assign(ops.begin() + static_cast<std::ptrdiff_t>(next_), ops.begin() + static_cast<std::ptrdiff_t>(end));

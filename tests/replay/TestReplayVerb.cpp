@@ -13,6 +13,7 @@
 
 #include "tests/FileBytes.h"
 #include "ReplayTestData.h"
+#include "allocator/replay/TraceReplayer.h"
 #include "storage/import/TraceImport.h"
 
 namespace {
@@ -71,6 +72,21 @@ private slots:
         QVERIFY2(r.out.contains(QByteArray::fromStdString(truth.summary)), r.out.constData());
         QVERIFY(r.out.contains("reproduces the recording"));
         QVERIFY2(r.out.contains("\n  verdict: exact\n"), r.out.constData());
+    }
+
+    // The report counts the ops the replay applied, which it no longer keeps (a big snapshot's
+    // program took ~50 bytes an entry): the count is the one a replay that keeps them gives.
+    void opsAreCountedWithoutBeingKept() {
+        const QString file = trace("frag101__default.pickle");
+        const std::vector<allocscope::alloc::RecordedTrace> traces = allocscope::storage::importTraceFile(file.toStdString());
+        QCOMPARE(traces.size(), std::size_t(1));
+        allocscope::alloc::ReplayOptions options;  // keepOps: true
+        const allocscope::alloc::ReplayResult kept = allocscope::alloc::TraceReplayer::replay(traces[0], options);
+        QVERIFY(kept.program.ops.size() > 100);
+        const CliRun r = cli({file});
+        QCOMPARE(r.code, 0);
+        const QByteArray expected = " trace entries, " + QByteArray::number(qulonglong(kept.program.ops.size())) + " ops, ";
+        QVERIFY2(r.out.contains(expected), r.out.constData());
     }
 
     // A replay that leaves its recording says where, and nothing in its report reads "exact".

@@ -12,8 +12,14 @@
 
 #include <sys/resource.h>
 
+#include "allocator/core/CachingAllocator.h"
+#include "allocator/core/ProgramRunner.h"
+#include "allocator/device/SimulatedDevice.h"
+#include "allocator/replay/HiddenRangeCalibration.h"
+#include "allocator/replay/ProgramFromTrace.h"
+#include "allocator/replay/ReferencePlacement.h"
 #include "allocator/replay/RecordedTrace.h"
-#include "allocator/replay/SpillArray.h"
+#include "allocator/core/SpillArray.h"
 #include "tests/SpillSetting.h"
 
 using namespace allocscope;
@@ -48,6 +54,25 @@ std::size_t residentFileBytes() {
         if (line.rfind("RssFile:", 0) == 0) return std::stoull(line.substr(8)) * 1024;
     }
     return 0;
+}
+
+// One 2 MiB segment, then `tensors` times: a 512-byte tensor allocated and freed at its start.
+alloc::RecordedTrace segmentOfSmallTensors(std::size_t tensors) {
+    alloc::RecordedTrace trace;
+    alloc::RecordedEntry e;
+    e.action = alloc::EventAction::SegmentAlloc;
+    e.address = 0x7f0000000000ull;
+    e.size = 2ull << 20;
+    trace.entries.push_back(e);
+    e.size = 512;
+    for (std::size_t i = 0; i < tensors; ++i) {
+        for (const alloc::EventAction a : {alloc::EventAction::Alloc, alloc::EventAction::FreeRequested,
+                                           alloc::EventAction::FreeCompleted}) {
+            e.action = a;
+            trace.entries.push_back(e);
+        }
+    }
+    return trace;
 }
 
 }  // namespace
@@ -129,6 +154,61 @@ private slots:
         const std::size_t unbounded = residentFileBytes();
         QVERIFY2(unbounded - reset > (48u << 20), qPrintable(QString("no walk: %1 MB resident").arg((unbounded - reset) >> 20)));
         QVERIFY(sum > 0);
+    }
+
+    // The placement models a checked replay builds first (`allocscope-cli replay`, the GUI's
+    // what-if) read the whole trace: they walk it too, and a finished array keeps nothing resident
+    // ahead of its end (SpillArray::doneWriting).
+    void placementModelsWalkASpilledTrace() {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const testfiles::SpillSetting spill(4096, tmp.path());
+        alloc::RecordedTrace trace = segmentOfSmallTensors(750'000);  // 1.5 M entries, 72 MB
+        QVERIFY(trace.entries.spilled());
+        trace.entries.doneWriting();
+        trace.entries.forget(0, trace.entries.size());
+        const std::size_t before = residentFileBytes();
+        const alloc::ReferencePlacement reference(trace);
+        const std::size_t afterReference = residentFileBytes();
+        (void)alloc::HiddenRangeCalibration::fromRecording(trace);
+        const std::size_t afterCalibration = residentFileBytes();
+        QVERIFY2(afterReference < before + (24u << 20),
+                 qPrintable(QString("%1 MB resident after ReferencePlacement").arg((afterReference - before) >> 20)));
+        QVERIFY2(afterCalibration < before + (24u << 20),
+                 qPrintable(QString("%1 MB resident after the calibration").arg((afterCalibration - before) >> 20)));
+        QCOMPARE(reference.segmentAllocs().size(), std::size_t(1));
+    }
+
+    // A comparison of a big trace (`allocscope-cli compare TRACE`, the GUI's Compare) turns it
+    // into a program of as many ops and runs that under each config: the ops spill like the
+    // entries, and both the conversion and the runs walk them (1 GB snapshot: 817 MB -> 108 MB).
+    void aBigTracesProgramIsWalked() {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const testfiles::SpillSetting spill(4096, tmp.path());
+        alloc::RecordedTrace trace = segmentOfSmallTensors(400'000);  // 1.2 M entries, 58 MB; 800,000 ops, 38 MB
+        trace.entries.doneWriting();
+        trace.entries.forget(0, trace.entries.size());
+        const std::size_t before = residentFileBytes();
+        alloc::ProgramFromTraceOptions options;
+        options.totalMemory = 80ull << 30;
+        const alloc::Program program = alloc::programFromTrace(trace, options);
+        const std::size_t afterConversion = residentFileBytes();
+        QCOMPARE(program.ops.size(), std::size_t(800'000));
+        QVERIFY(program.ops.spilled());
+        QVERIFY2(afterConversion < before + (32u << 20),
+                 qPrintable(QString("%1 MB resident after the conversion").arg((afterConversion - before) >> 20)));
+        alloc::SimulatedDevice device(80ull << 30, 0);
+        alloc::CachingAllocator allocator(alloc::AllocatorConfig{}, device);
+        alloc::ProgramRunner runner(allocator);
+        program.ops.forget(0, program.ops.size());
+        const std::size_t beforeRun = residentFileBytes();
+        const alloc::ProgramResult result = runner.run(program);
+        const std::size_t afterRun = residentFileBytes();
+        QVERIFY(result.ok());
+        QCOMPARE(allocator.stats().allocation[alloc::kAggregate].allocated, std::int64_t(400'000));
+        QVERIFY2(afterRun < beforeRun + (24u << 20),
+                 qPrintable(QString("%1 MB resident after the run").arg((afterRun - beforeRun) >> 20)));
     }
 
     void copiesMovesAndEdits() {

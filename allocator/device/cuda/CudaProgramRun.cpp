@@ -63,7 +63,9 @@ CudaProgramRunResult CudaProgramRun::run(const Program& program, const CudaProgr
             if (!address || *address == 0) return std::nullopt;
             return device.realAddress(*address);
         });
+        SpillArray<Op>::Walk walk(program.ops);  // a big program's ops leave memory behind the run
         for (std::size_t i = 0; i < program.ops.size(); ++i) {
+            walk.at(i);
             streams.before(program.ops[i]);
             if (!runner.apply(program.ops[i], i, result.program)) break;
             streams.after(program.ops[i]);

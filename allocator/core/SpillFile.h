@@ -18,9 +18,17 @@
 // release() drops them (MADV_DONTNEED); the data stays in the file (the page cache, then the
 // disk), and the next access reads it back. The address stays valid: a reference into the
 // mapping never dangles, it only costs a page fault once its page was released.
+//
+// Time: the first write to a page of the file is a page fault that has the kernel zero a new
+// page-cache page (the blocks are allocated but unwritten): a quarter of a big import's read,
+// which runs on one thread while the other core waits. prepare() has a thread of the file's own
+// fault the pages the writer is about to fill, beside the writer (MADV_POPULATE_WRITE).
+#include <condition_variable>
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 
 namespace allocscope::alloc {
 
@@ -49,18 +57,38 @@ public:
     }
     // Drops the pages that lie wholly inside [from, to) from memory; their data stays in the file.
     void release(std::size_t from, std::size_t to) const;
+    // Asks for the pages of [from, to) (clamped to size()) to be made present and writable soon,
+    // on the file's own thread (started on the first call): the writer that reaches them finds
+    // them ready instead of faulting each one in. A newer request replaces one not yet started;
+    // nothing changes in the file's contents. Where the kernel cannot (before Linux 5.14) it
+    // stops asking.
+    void prepare(std::size_t from, std::size_t to);
+    // The writer stopped at `from`: a request not yet carried out is dropped, and the pages from
+    // there on that prepare() faulted in leave memory (they hold nothing yet).
+    void dropAhead(std::size_t from);
 
     static constexpr std::size_t kGrowBytes = 64ull << 20;
 
 private:
     SpillFile(int fd, std::string dir, std::size_t reserve);
     void reserveAddresses(std::size_t bytes);
+    void prepareLoop();
+    void stopPreparing();
 
     int fd_ = -1;
     std::string dir_;            // for error messages
     std::byte* base_ = nullptr;  // reserved_ bytes of address space; the first mapped_ map the file
     std::size_t reserved_ = 0;
     std::size_t mapped_ = 0;
+
+    // prepare()'s thread. mapMutex_ is held while it touches the mapping and while grow() or
+    // reserveAddresses() change it, so it never faults in a range that is being moved.
+    std::mutex mapMutex_;
+    std::condition_variable wake_;
+    std::thread preparer_;
+    std::size_t prepareFrom_ = 0, prepareTo_ = 0;  // the pending request ([from, to), empty: none)
+    bool stopping_ = false;
+    bool cannotPrepare_ = false;
 };
 
 }  // namespace allocscope::alloc

@@ -1,4 +1,4 @@
-#include "allocator/replay/SpillArray.h"
+#include "allocator/core/SpillArray.h"
 
 namespace allocscope::alloc {
 namespace {

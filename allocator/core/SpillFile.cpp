@@ -1,10 +1,11 @@
-#include "allocator/replay/SpillFile.h"
+#include "allocator/core/SpillFile.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <system_error>
 #include <vector>
 
 #include <fcntl.h>
@@ -74,6 +75,7 @@ SpillFile::SpillFile(int fd, std::string dir, std::size_t reserve) : fd_(fd), di
 }
 
 SpillFile::~SpillFile() {
+    stopPreparing();
     if (base_ != nullptr) ::munmap(base_, reserved_);
     ::close(fd_);
 }
@@ -81,6 +83,7 @@ SpillFile::~SpillFile() {
 // A range of address space that nothing may touch (PROT_NONE, no memory committed), with the
 // mapped part of the file moved into it.
 void SpillFile::reserveAddresses(std::size_t bytes) {
+    const std::lock_guard<std::mutex> lock(mapMutex_);
     bytes = roundUp(bytes, kGrowBytes);
     void* range = ::mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (range == MAP_FAILED) throw std::runtime_error("no address space for a temporary file of " + std::to_string(bytes >> 20) + " MiB");
@@ -105,6 +108,7 @@ void SpillFile::grow(std::size_t bytes) {
         throw std::runtime_error("no room for " + std::to_string(target >> 20) + " MiB of temporary data in " + dir_ +
                                  " (set TMPDIR to a directory on a disk with more room): " + std::strerror(error));
     }
+    const std::lock_guard<std::mutex> lock(mapMutex_);
     if (::mmap(base_ + mapped_, target - mapped_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd_,
                static_cast<off_t>(mapped_)) == MAP_FAILED) {
         throw std::runtime_error(std::string("cannot map a temporary file: ") + std::strerror(errno));
@@ -117,6 +121,67 @@ void SpillFile::release(std::size_t from, std::size_t to) const {
     const std::size_t end = std::min(to, mapped_) / kPage * kPage;
     // The pages' contents stay in the file: MADV_DONTNEED on a shared mapping only unmaps them.
     if (begin < end) ::madvise(base_ + begin, end - begin, MADV_DONTNEED);
+}
+
+void SpillFile::prepare(std::size_t from, std::size_t to) {
+#ifdef MADV_POPULATE_WRITE
+    {
+        const std::lock_guard<std::mutex> lock(mapMutex_);
+        if (cannotPrepare_ || stopping_) return;
+        prepareFrom_ = roundUp(from, kPage);
+        prepareTo_ = std::max(prepareFrom_, std::min(to, mapped_) / kPage * kPage);
+    }
+    if (!preparer_.joinable()) {
+        try {
+            preparer_ = std::thread([this] { prepareLoop(); });
+        } catch (const std::system_error&) {
+            const std::lock_guard<std::mutex> lock(mapMutex_);
+            cannotPrepare_ = true;  // no thread to spare: the writer faults its pages in itself
+            return;
+        }
+    }
+    wake_.notify_one();
+#else
+    (void)from;
+    (void)to;
+#endif
+}
+
+void SpillFile::dropAhead(std::size_t from) {
+    // Under the lock: no slice is being faulted in, and none is left to be.
+    const std::lock_guard<std::mutex> lock(mapMutex_);
+    prepareFrom_ = prepareTo_ = 0;
+    const std::size_t begin = roundUp(from, kPage);
+    if (begin < mapped_) ::madvise(base_ + begin, mapped_ - begin, MADV_DONTNEED);
+}
+
+void SpillFile::prepareLoop() {
+#ifdef MADV_POPULATE_WRITE
+    std::unique_lock<std::mutex> lock(mapMutex_);
+    while (true) {
+        wake_.wait(lock, [this] { return stopping_ || prepareFrom_ < prepareTo_; });
+        if (stopping_) return;
+        // One slice at a time, so that grow() and a newer request wait for a slice at most.
+        constexpr std::size_t kSlice = 1ull << 20;
+        const std::size_t from = prepareFrom_;
+        const std::size_t to = std::min(prepareTo_, from + kSlice);
+        prepareFrom_ = to;
+        if (::madvise(base_ + from, to - from, MADV_POPULATE_WRITE) != 0 && (errno == EINVAL || errno == ENOSYS)) {
+            cannotPrepare_ = true;  // an older kernel: nothing to gain, stop asking
+            return;
+        }
+        // Other errors (a page the kernel could not fault in now) only lose the head start.
+    }
+#endif
+}
+
+void SpillFile::stopPreparing() {
+    {
+        const std::lock_guard<std::mutex> lock(mapMutex_);
+        stopping_ = true;
+    }
+    wake_.notify_one();
+    if (preparer_.joinable()) preparer_.join();
 }
 
 }  // namespace allocscope::alloc

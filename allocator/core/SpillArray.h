@@ -1,6 +1,7 @@
 #pragma once
 // An append-mostly array of plain values that moves into a temporary file once it passes
-// spillFromBytes() (issue #18: the entries and the replay steps of a big snapshot's trace). Below
+// spillFromBytes() (issue #18: the entries and the replay steps of a big snapshot's trace, the
+// ops of the program made from it, the pickle memo's old chunks while it is read). Below
 // that it is ordinary memory. Past it, the values live in a SpillFile mapped at one address: the
 // pages the writer has filled leave memory as it goes on, and the pages a reader has passed leave
 // it when the reader says so (forget(), or a Walk), so what stays resident is a window, whatever
@@ -22,7 +23,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "allocator/replay/SpillFile.h"
+#include "allocator/core/SpillFile.h"
 
 namespace allocscope::alloc {
 
@@ -56,6 +57,10 @@ public:
     }
     SpillArray& operator=(SpillArray&& other) noexcept {
         SpillArray(std::move(other)).swap(*this);
+        return *this;
+    }
+    SpillArray& operator=(std::initializer_list<T> values) {
+        assign(values.begin(), values.end());
         return *this;
     }
     SpillArray& operator=(const std::vector<T>& values) {
@@ -131,6 +136,12 @@ public:
         return to;
     }
 
+    // The writer is done for now: the pages faulted in ahead of it (SpillFile::prepare) leave
+    // memory, so a finished array keeps none resident (a later push_back still works).
+    void doneWriting() const {
+        if (file_) file_->dropAhead(size_ * sizeof(T));
+    }
+
     // Says that [begin, end) will not be read again soon: its pages leave memory (a spilled array
     // only; in memory nothing happens). Reading them later is still correct, just slower.
     void forget(std::size_t begin, std::size_t end) const {
@@ -185,7 +196,12 @@ private:
     // guess costs no disk).
     void grow(std::size_t n, bool exact = false) {
         if (n > max_size()) throw std::length_error("SpillArray: too many values");
-        const std::size_t want = exact ? n : std::max<std::size_t>({n, 2 * capacity_, 16});
+        std::size_t want = exact ? n : std::max<std::size_t>({n, 2 * capacity_, 16});
+        if (!file_ && !exact && want * sizeof(T) > spillFromBytes() && n * sizeof(T) <= spillFromBytes()) {
+            // A doubling would pass the threshold but the values do not yet: fill memory up to it
+            // first, so only an array that really holds more than spillFromBytes() goes to a file.
+            want = std::max(n, spillFromBytes() / sizeof(T));
+        }
         if (file_ || want * sizeof(T) > spillFromBytes()) {
             if (!file_) {
                 // The address space is reserved generously (no memory is committed for it), so
@@ -215,15 +231,18 @@ private:
         data_ = bigger;
         capacity_ = want;
     }
-    // The writer's pages more than a window behind it leave memory (they are in the file).
+    // The writer's pages more than a window behind it leave memory (they are in the file), and
+    // the next two windows are faulted in ahead of it on the file's own thread (SpillFile::prepare).
     void releaseWritten() {
         const std::size_t window = std::max<std::size_t>(1, kWindowBytes / sizeof(T));
         releaseAt_ = size_ + window;
-        const std::size_t to = size_ * sizeof(T) > kWindowBytes ? size_ * sizeof(T) - kWindowBytes : 0;
+        const std::size_t at = size_ * sizeof(T);
+        const std::size_t to = at > kWindowBytes ? at - kWindowBytes : 0;
         if (to > releasedTo_) {
             file_->release(releasedTo_, to);
             releasedTo_ = to / 4096 * 4096;
         }
+        file_->prepare(at, at + 2 * kWindowBytes);
     }
     // Frees the in-memory values (a spilled array's file goes with file_).
     void freeMemory() {
