@@ -1,8 +1,20 @@
 #include "storage/formats/PickleMemo.h"
 
 #include <array>
+#include <stdexcept>
+
+#include "storage/formats/MemoryColdBytes.h"
 
 namespace allocscope::formats {
+
+PickleMemo::PickleMemo() : ownStore_(std::make_unique<MemoryColdBytes>()), store_(ownStore_.get()) {}
+
+void PickleMemo::useColdBytes(ColdBytes& store) {
+    if (!chunks_.empty() || !sparse_.empty()) throw std::logic_error("PickleMemo::useColdBytes after values were stored");
+    store_ = &store;
+    ownStore_.reset();
+    cold_ = store_->data();
+}
 
 void PickleMemo::append(PyRef ref) {
     const uint64_t chunk = dense_ >> kChunkBits;
@@ -10,6 +22,13 @@ void PickleMemo::append(PyRef ref) {
         chunks_.emplace_back();
         chunks_.back().cells = std::make_unique<PyRef[]>(kChunkSlots);
         if (chunk >= kFreezeBehind) freeze(chunks_[chunk - kFreezeBehind]);
+        // Old chunks a write thawed go back to the store too (the newest kFreezeBehind stay).
+        std::size_t kept = 0;
+        for (const std::size_t thawed : thawed_) {
+            if (thawed + kFreezeBehind <= chunk) freeze(chunks_[thawed]);
+            else thawed_[kept++] = thawed;
+        }
+        thawed_.resize(kept);
     }
     writable(dense_++) = ref;
 }
@@ -46,8 +65,12 @@ PyRef* PickleMemo::slot(uint64_t index) {
 }
 
 PyRef& PickleMemo::writable(uint64_t index) {
-    Chunk& chunk = chunks_[index >> kChunkBits];
-    if (!chunk.cells) thaw(chunk);
+    const std::size_t at = static_cast<std::size_t>(index >> kChunkBits);
+    Chunk& chunk = chunks_[at];
+    if (!chunk.cells) {
+        thaw(chunk);
+        thawed_.push_back(at);
+    }
     return chunk.cells[index & kChunkMask];
 }
 
@@ -74,32 +97,55 @@ void PickleMemo::freeze(Chunk& chunk) {
         }
         wide[i] = static_cast<uint16_t>(hit.code);
     }
-    chunk.table = std::move(table);
-    if (chunk.table.size() <= 256) {
-        chunk.narrow = std::make_unique<uint8_t[]>(kChunkSlots);
-        for (uint64_t i = 0; i < kChunkSlots; ++i) chunk.narrow[i] = static_cast<uint8_t>(wide[i]);
-    } else {
-        chunk.wide = std::move(wide);
+    const bool narrow = table.size() <= 256;
+    std::unique_ptr<uint8_t[]> bytes;
+    if (narrow) {
+        bytes = std::make_unique<uint8_t[]>(kChunkSlots);
+        for (uint64_t i = 0; i < kChunkSlots; ++i) bytes[i] = static_cast<uint8_t>(wide[i]);
     }
+    // Into the store before the chunk changes: a store that throws (a full disk) leaves the chunk
+    // thawed and whole. Every block is a multiple of four bytes, so each table starts aligned.
+    const uint64_t tableAt = store_->append(reinterpret_cast<const uint8_t*>(table.data()), table.size() * sizeof(PyRef));
+    const uint64_t codesAt = narrow ? store_->append(bytes.get(), kChunkSlots)
+                                    : store_->append(reinterpret_cast<const uint8_t*>(wide.get()), kChunkSlots * sizeof(uint16_t));
+    cold_ = store_->data();
+    chunk.table = tableAt;
+    chunk.codes = codesAt;
+    chunk.distinct = static_cast<uint32_t>(table.size());
+    chunk.narrow = narrow;
     chunk.cells.reset();
+    // The pages of older chunks read since the last freeze may leave memory now; the ones read on
+    // every entry (PyTorch's shared frame dicts) come back from the page cache at the next read.
+    store_->trim();
 }
 
-void PickleMemo::thaw(Chunk& chunk) {
-    chunk.cells = std::make_unique<PyRef[]>(kChunkSlots);
-    for (uint64_t i = 0; i < kChunkSlots; ++i) chunk.cells[i] = chunk.table[chunk.narrow ? chunk.narrow[i] : chunk.wide[i]];
-    chunk.table.clear();
-    chunk.table.shrink_to_fit();
-    chunk.narrow.reset();
-    chunk.wide.reset();
+void PickleMemo::thaw(Chunk& chunk) const {
+    auto cells = std::make_unique<PyRef[]>(kChunkSlots);
+    for (uint64_t i = 0; i < kChunkSlots; ++i) cells[i] = frozen(chunk, i);
+    // Its bytes stay in the store unused (a store only grows); a later freeze appends new ones.
+    chunk.cells = std::move(cells);
 }
 
 std::size_t PickleMemo::denseBytes() const {
     std::size_t bytes = 0;
     for (const Chunk& chunk : chunks_) {
-        if (chunk.cells) bytes += kChunkSlots * sizeof(PyRef);
-        else bytes += chunk.table.size() * sizeof(PyRef) + kChunkSlots * (chunk.narrow ? 1 : 2);
+        if (chunk.cells) {
+            bytes += kChunkSlots * sizeof(PyRef);
+        } else {
+            bytes += chunk.distinct * sizeof(PyRef) + kChunkSlots * (chunk.narrow ? 1 : 2);
+        }
     }
     return bytes;
+}
+
+std::size_t PickleMemo::heapBytes() const {
+    std::size_t bytes = chunks_.capacity() * sizeof(Chunk) + thawed_.capacity() * sizeof(std::size_t);
+    for (const Chunk& chunk : chunks_) {
+        if (chunk.cells) bytes += kChunkSlots * sizeof(PyRef);
+    }
+    // A hash node (key, value, next pointer) and a bucket per sparse entry, about.
+    bytes += sparse_.size() * (sizeof(std::pair<const uint64_t, PyRef>) + 2 * sizeof(void*));
+    return bytes + store_->heapBytes();
 }
 
 }  // namespace allocscope::formats

@@ -14,6 +14,7 @@
 #include "storage/formats/EntryBatchDecoder.h"
 #include "storage/formats/FormatError.h"
 #include "storage/formats/PickleMemo.h"
+#include "storage/formats/ReadAhead.h"
 #include "storage/formats/StreamingUnsupported.h"
 #include "storage/formats/TraceBatchSink.h"
 #include "storage/formats/TreeCompactor.h"
@@ -27,11 +28,12 @@ std::string hexByte(uint8_t b) {
     return std::string("0x") + digits[b >> 4] + digits[b & 15];
 }
 
-// The read buffer, and how much of the file the fast path may look at for one batch of trace
-// entries (EntryBatchDecoder). A refill moves what is left of the window to the front: the buffer
-// is several windows long so that it moves a little of the file, not most of it.
-constexpr size_t kBufferBytes = size_t{4} << 20;
+// How much of the file the fast path may look at for one batch of trace entries
+// (EntryBatchDecoder), and the blocks a file is read in (ReadAhead). A refill puts what is left of
+// the window (less than a fast window, unless an operand is longer) in the next block's headroom.
 constexpr uint64_t kFastWindow = uint64_t{512} << 10;
+constexpr size_t kBlockBytes = size_t{1} << 20;
+constexpr size_t kBlockHeadroom = static_cast<size_t>(kFastWindow);  // what a refill keeps is less
 
 // The input: all of it in memory (read), or a file fetched through a bounded buffer (readFile).
 // Opcodes and operands are read from the window [cur_, end_); fetch() slides it along the file.
@@ -40,8 +42,11 @@ public:
     explicit Machine(std::string_view bytes)
         : cur_(reinterpret_cast<const unsigned char*>(bytes.data())), end_(cur_ + bytes.size()), start_(cur_),
           size_(bytes.size()) {}
-    Machine(FILE* file, uint64_t size, TraceBatchSink* sink) : file_(file), size_(size), sink_(sink) {
+    Machine(FILE* file, uint64_t size, TraceBatchSink* sink)
+        : file_(file), size_(size), ahead_(std::make_unique<ReadAhead>(file, size, kBlockBytes, kBlockHeadroom)),
+          sink_(sink) {
         if (sink_) {
+            if (ColdBytes* cold = sink_->coldBytes()) memo_.useColdBytes(*cold);
             compactor_ = std::make_unique<TreeCompactor>(tree_);
             decoder_ = std::make_unique<EntryBatchDecoder>(tree_, memo_, *compactor_, memoTouched_);
         }
@@ -144,8 +149,10 @@ private:
     const unsigned char* start_ = nullptr;  // the window's first byte, at file offset base_
     uint64_t base_ = 0;
     FILE* file_ = nullptr;
-    std::vector<unsigned char> buffer_;
+    std::vector<unsigned char> buffer_;  // the window when it could not be one of ahead_'s blocks
     uint64_t size_ = 0;
+    std::unique_ptr<ReadAhead> ahead_;   // reads the file beside the parser
+    ReadAhead::Block block_;             // the block the window is in
     uint64_t opOffset_ = 0;
     uint8_t op_ = 0;
     PyTree tree_;
@@ -170,28 +177,37 @@ private:
 void Machine::fetch(uint64_t n) {
     if (file_ == nullptr) return;  // in memory: take() checked against left() already
     const size_t keep = static_cast<size_t>(end_ - cur_);
-    const size_t want = std::max<size_t>(static_cast<size_t>(n), kBufferBytes);
-    const uint64_t consumed = static_cast<uint64_t>(cur_ - start_);
-    if (buffer_.size() < want) {
-        std::vector<unsigned char> bigger(want);
-        if (keep > 0) std::memcpy(bigger.data(), cur_, keep);
-        buffer_.swap(bigger);
-    } else if (keep > 0) {
-        std::memmove(buffer_.data(), cur_, keep);
+    base_ += static_cast<uint64_t>(cur_ - start_);  // the window will start at cur_
+    ReadAhead::Block next = ahead_->next();
+    if (next.size > 0 && keep <= next.headroom && keep + next.size >= n) {
+        // The usual case: what is left of the window goes right before the next block's data.
+        unsigned char* at = next.data() - keep;
+        if (keep > 0) std::memmove(at, cur_, keep);
+        ahead_->giveBack(std::move(block_));
+        block_ = std::move(next);
+        start_ = at;
+        end_ = at + keep + block_.size;
+    } else {
+        // An operand longer than a block (a long string), or the end of the file: one piece.
+        std::vector<unsigned char> joined;
+        joined.reserve(std::max<size_t>(static_cast<size_t>(std::min<uint64_t>(n, size_ - base_)), keep + next.size));
+        joined.insert(joined.end(), cur_, end_);
+        while (next.size > 0) {
+            joined.insert(joined.end(), next.data(), next.data() + next.size);
+            ahead_->giveBack(std::move(next));
+            if (joined.size() >= n) break;
+            next = ahead_->next();
+        }
+        ahead_->giveBack(std::move(block_));
+        block_ = ReadAhead::Block{};
+        buffer_.swap(joined);
+        start_ = buffer_.data();
+        end_ = start_ + buffer_.size();
     }
-    base_ += consumed;
-    size_t have = keep;
-    const size_t room = static_cast<size_t>(std::min<uint64_t>(buffer_.size() - keep, size_ - base_ - keep));
-    while (have - keep < room) {
-        const size_t got = std::fread(buffer_.data() + have, 1, room - (have - keep), file_);
-        if (got == 0) break;
-        have += got;
-    }
-    start_ = buffer_.data();
     cur_ = start_;
-    end_ = start_ + have;
+    const size_t have = static_cast<size_t>(end_ - start_);
     if (have < n) {
-        if (std::ferror(file_)) throw FormatError(std::string("cannot read the file: ") + std::strerror(errno), "byte " + std::to_string(pos()));
+        if (!ahead_->error().empty()) throw FormatError("cannot read the file: " + ahead_->error(), "byte " + std::to_string(pos()));
         // The file became shorter while it was read: what is there is all there is.
         size_ = base_ + have;
     }

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "storage/formats/ColdBytes.h"
 #include "storage/formats/Snapshot.h"
 
 namespace allocscope::formats {
@@ -19,6 +20,9 @@ public:
         (void)bytesRead;
         (void)totalBytes;
     }
+    // Where the read may keep the pickle memo's old chunks (TraceBatchSink::coldBytes): formats
+    // has only memory, the importer a temporary file. Asked once before the read; must outlive it.
+    virtual ColdBytes* coldBytes() { return nullptr; }
 };
 
 }  // namespace allocscope::formats

@@ -700,6 +700,7 @@ public:
         if (converter_) converter_->forget(firstRef, firstText);
     }
     void onProgress(uint64_t bytesRead, uint64_t totalBytes) override { out_.onProgress(bytesRead, totalBytes); }
+    ColdBytes* coldBytes() override { return out_.coldBytes(); }
 
 private:
     SnapshotEntrySink& out_;

@@ -40,9 +40,12 @@ public:
     // Reads a snapshot pickle file in one pass through a bounded buffer, handing each trace entry
     // to `entries` as soon as it is read instead of keeping it (errors as read(); an entry's are
     // raised while the file is read). The returned Snapshot has everything else; its
-    // device_traces lists are empty. Memory no longer grows with the entries, except for four
-    // bytes per pickle memo slot (TreeCompactor). Throws FormatError, or StreamingUnsupported for
-    // a pickle that refers back to an entry it already gave (read() it whole then).
+    // device_traces lists are empty. Memory no longer grows with the entries: the pickle memo's
+    // old chunks (PickleMemo, one or two bytes a slot, two slots an entry) go to
+    // entries.coldBytes() when it gives a store (the importer's is a temporary file), and stay in
+    // memory otherwise. Throws FormatError, or StreamingUnsupported for a pickle that refers back
+    // to an entry it already gave (read() it whole then); what the store throws (a full disk:
+    // std::runtime_error) ends the read as it is.
     static Snapshot readStreaming(const std::string& path, SnapshotEntrySink& entries);
 };
 

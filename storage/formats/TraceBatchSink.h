@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "storage/formats/ColdBytes.h"
 #include "storage/formats/DecodedEntries.h"
 #include "storage/formats/PyTree.h"
 
@@ -39,6 +40,9 @@ public:
         (void)bytesRead;
         (void)totalBytes;
     }
+    // Where the reader's pickle memo keeps its frozen chunks (PickleMemo::useColdBytes), asked
+    // once before the read; it must outlive the read. Null (the default): in memory.
+    virtual ColdBytes* coldBytes() { return nullptr; }
 };
 
 }  // namespace allocscope::formats

@@ -12,7 +12,8 @@
 // list, so the memo would keep one copy per entry. Kept strings are stored once per distinct text,
 // and kept lists and tuples of shared values once per distinct contents; such a shared list or tuple
 // is then frozen (a pickle that fills it later makes the read fall back). What still grows with the
-// file: four bytes per memo slot (about three per trace entry).
+// file is the memo's slots (about three per trace entry): one or two bytes each once PickleMemo has
+// frozen their chunk, which the streaming import keeps in a temporary file (SpilledColdBytes).
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -167,13 +167,20 @@ const TraceBuilder::KnownAction& TraceBuilder::classify(const formats::SharedStr
     return lastClassified_;
 }
 
+formats::ColdBytes* TraceBuilder::coldBytes() {
+    if (!memo_) memo_ = std::make_unique<SpilledColdBytes>();
+    return memo_.get();
+}
+
 std::vector<RecordedTrace> TraceBuilder::finish(const formats::Snapshot& rest) {
+    memo_.reset();  // the read is over: its memo is gone, and the temporary file can go too
     for (const formats::SnapshotSegment& seg : rest.segments) {
         if (seg.device >= 0) device(seg.device);  // -1: pinned host segments, not ours
     }
     std::vector<RecordedTrace> traces;
     for (auto& [id, d] : devices_) {
         RecordedTrace& trace = d.trace;
+        trace.entries.doneWriting();  // a big trace's: nothing of it stays resident ahead of its end
         trace.origin = "snapshot device " + std::to_string(id);
         if (rest.allocator_settings.present && rest.allocator_settings.conf) trace.settings = *rest.allocator_settings.conf;
         std::vector<alloc::SegmentInfo> segments;

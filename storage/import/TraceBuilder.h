@@ -18,6 +18,7 @@
 #include "allocator/replay/RecordedTrace.h"
 #include "storage/formats/Snapshot.h"
 #include "storage/formats/SnapshotEntrySink.h"
+#include "storage/import/SpilledColdBytes.h"
 
 namespace allocscope::storage {
 
@@ -29,6 +30,10 @@ public:
     void onProgress(std::uint64_t bytesRead, std::uint64_t totalBytes) override {
         if (progress) progress(bytesRead, totalBytes);
     }
+    // A streaming read's pickle memo keeps its old chunks here, in a temporary file once they
+    // pass a few MiB (SpilledColdBytes), so that the import's memory does not grow with the file.
+    // Made on the first call; finish() lets it go.
+    formats::ColdBytes* coldBytes() override;
 
     // Room for `entries` more entries of `device` (the in-memory import knows how many).
     void reserve(std::size_t device, std::size_t entries);
@@ -78,6 +83,7 @@ private:
     KnownAction lastClassified_;
 
     std::map<std::int64_t, Device> devices_;
+    std::unique_ptr<SpilledColdBytes> memo_;
     std::size_t expected_ = 0;
     std::string lastMetadata_;
 };

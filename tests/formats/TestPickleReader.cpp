@@ -2,6 +2,7 @@
 #include <QtTest>
 
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <tuple>
@@ -50,6 +51,8 @@ private slots:
     void truncationAtEveryOpcodeBoundary();
     void truncationAtEveryByteOfTheHeadAndTail();
     void trailingBytesAfterStopAreIgnored();
+    void aFileReadInBlocksGivesWhatMemoryGives();
+    void aFileCutAnywhereFailsAsInMemory();
     void opcodeNames();
 };
 
@@ -370,6 +373,116 @@ void TestPickleReader::trailingBytesAfterStopAreIgnored() {
     // As in Python: STOP ends the pickle (files may hold several pickles back to back).
     const PyTree t = PickleReader::read(bin("\x80\x04K\x05.garbage\xff"));
     QCOMPARE(t.node(t.root).bits, uint64_t(5));
+}
+
+namespace {
+
+// A list of ~9 MB (several of the file reader's 2 MiB blocks): strings of every length up to 300
+// bytes, ints, references back to earlier strings, and one 3 MiB string (longer than a block),
+// so operands are cut by block ends everywhere and one needs more than a block at once.
+std::string manyBlocksPickle() {
+    std::string p = bin("\x80\x04]\x94");
+    uint32_t memo = 1;
+    uint32_t seed = 12345;
+    auto next = [&seed] { return seed = seed * 1103515245u + 12345u; };
+    auto le32 = [&p](uint32_t v) {
+        for (int i = 0; i < 4; ++i) p.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+    };
+    for (int batch = 0; batch < 120; ++batch) {
+        p += '(';
+        for (int i = 0; i < 1000; ++i) {
+            const uint32_t r = next();
+            if (r % 5 == 0 && memo > 1) {
+                p += 'j';  // LONG_BINGET of an earlier string
+                le32(1 + (r >> 8) % (memo - 1));
+            } else if (r % 3 == 0) {
+                p += 'J';  // BININT
+                le32(r);
+            } else {
+                const size_t length = (r >> 4) % 301;
+                p += '\x8c';  // SHORT_BINUNICODE...
+                if (length > 255) p.back() = 'X';  // ...or BINUNICODE
+                if (length > 255) le32(static_cast<uint32_t>(length));
+                else p.push_back(static_cast<char>(length));
+                for (size_t k = 0; k < length; ++k) p.push_back(static_cast<char>('a' + (k + r) % 26));
+                p += '\x94';  // MEMOIZE
+                ++memo;
+            }
+        }
+        if (batch == 60) {
+            p += 'X';
+            le32(3u << 20);
+            p.append(size_t{3} << 20, 'z');
+        }
+        p += 'e';
+    }
+    p += '.';
+    return p;
+}
+
+std::string writeTemp(const QTemporaryDir& dir, const std::string& bytes) {
+    const std::string path = dir.filePath("blocks.pickle").toStdString();
+    std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    return path;
+}
+
+std::string errorOf(const std::function<void()>& read) {
+    try {
+        read();
+    } catch (const FormatError& e) {
+        return std::string(e.what()) + " @ " + e.location();
+    }
+    return "no error";
+}
+
+}  // namespace
+
+void TestPickleReader::aFileReadInBlocksGivesWhatMemoryGives() {
+    const std::string bytes = manyBlocksPickle();
+    QVERIFY(bytes.size() > (size_t{8} << 20));
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const PyTree fromFile = PickleReader::readFile(writeTemp(dir, bytes));
+    const PyTree inMemory = PickleReader::read(bytes);
+    const PyItems a = fromFile.items(fromFile.root);
+    const PyItems b = inMemory.items(inMemory.root);
+    QCOMPARE(a.size(), size_t(120 * 1000 + 1));
+    QCOMPARE(a.size(), b.size());
+    size_t longest = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        QCOMPARE(fromFile.kind(a[i]), inMemory.kind(b[i]));
+        if (fromFile.kind(a[i]) == PyKind::Str) {
+            QCOMPARE(fromFile.text(a[i]), inMemory.text(b[i]));
+            longest = std::max(longest, fromFile.text(a[i]).size());
+        } else {
+            QCOMPARE(fromFile.node(a[i]).bits, inMemory.node(b[i]).bits);
+        }
+    }
+    QCOMPARE(longest, size_t{3} << 20);
+}
+
+void TestPickleReader::aFileCutAnywhereFailsAsInMemory() {
+    // The same error at the same byte, wherever the file ends: inside the long string, at and
+    // around the ends of the reader's blocks, and at a few places in between.
+    const std::string whole = manyBlocksPickle();
+    const size_t longAt = whole.find(std::string(64, 'z'));
+    QVERIFY(longAt != std::string::npos);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    std::vector<size_t> cuts = {longAt - 3, longAt + 100, longAt + (size_t{2} << 20), whole.size() - 1, whole.size() / 3};
+    for (size_t block = size_t{1} << 20; block < whole.size(); block += size_t{1} << 20) {
+        cuts.push_back(block - 1);
+        cuts.push_back(block);
+        cuts.push_back(block + 1);
+    }
+    for (const size_t cut : cuts) {
+        const std::string part = whole.substr(0, cut);
+        const std::string path = writeTemp(dir, part);
+        const std::string fromFile = errorOf([&] { PickleReader::readFile(path); });
+        const std::string inMemory = errorOf([&] { PickleReader::read(part); });
+        QVERIFY2(fromFile.find("truncated") != std::string::npos, fromFile.c_str());
+        QCOMPARE(fromFile, inMemory);
+    }
 }
 
 void TestPickleReader::opcodeNames() {

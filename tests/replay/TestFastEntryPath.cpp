@@ -10,18 +10,22 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "storage/formats/FormatError.h"
+#include "storage/formats/PickleMemo.h"
 #include "storage/formats/PickleReader.h"
 #include "storage/formats/SnapshotReader.h"
 #include "storage/formats/TraceBatchSink.h"
 #include "storage/import/TraceBuilder.h"
 #include "storage/import/TraceFile.h"
+#include "storage/import/SpilledColdBytes.h"
 #include "storage/import/TraceImport.h"
 #include "TraceComparison.h"
 #include "tests/FileBytes.h"
+#include "tests/SpillSetting.h"
 
 using namespace allocscope;
 
@@ -124,6 +128,7 @@ struct Writer {
     std::vector<std::uint32_t> entrySlots;       // memo slot of each entry dict
     std::vector<std::uint32_t> framesListSlots;  // memo slot of each entry's frames list
     std::function<bool(Writer&, Entry&)> change;
+    std::size_t batches = kBatches;
 
     void frameDict(int k) {
         p.op('}');
@@ -193,7 +198,7 @@ struct Writer {
         p.memoize();
         p.op(']');
         p.memoize();
-        for (std::size_t b = 0; b < kBatches; ++b) {
+        for (std::size_t b = 0; b < batches; ++b) {
             p.op('(');
             for (std::size_t i = b * kBatch; i < (b + 1) * kBatch; ++i) {
                 Entry e = entry(i);
@@ -226,6 +231,33 @@ public:
     std::size_t fast = 0;
 };
 
+// The streaming import's TraceBuilder, with a memo store the test can look at (TraceBuilder's own
+// goes at finish()), or one that fails as a full disk does (SpillFile::grow's std::runtime_error).
+class MemoSink final : public formats::SnapshotEntrySink {
+public:
+    class FullDisk final : public formats::ColdBytes {
+    public:
+        std::uint64_t append(const std::uint8_t*, std::size_t) override { throw std::runtime_error("no room on the disk"); }
+        const std::uint8_t* data() const override { return nullptr; }
+        std::uint64_t size() const override { return 0; }
+        std::size_t heapBytes() const override { return 0; }
+    };
+    explicit MemoSink(bool fullDisk = false) : fullDisk_(fullDisk) {}
+    void onEntry(std::size_t device, std::size_t index, const formats::TraceEntry& entry) override {
+        builder.onEntry(device, index, entry);
+    }
+    formats::ColdBytes* coldBytes() override {
+        if (fullDisk_) return &full_;
+        return &store;
+    }
+    storage::TraceBuilder builder;
+    storage::SpilledColdBytes store;
+
+private:
+    bool fullDisk_;
+    FullDisk full_;
+};
+
 }  // namespace
 
 class TestFastEntryPath : public QObject {
@@ -254,6 +286,55 @@ private slots:
         QCOMPARE(traces.at(0).entries.size(), kBatches * kBatch);
         const std::string diff = testing::traceDifference(traces, testing::wholeTraces(path));
         QVERIFY2(diff.empty(), diff.c_str());
+    }
+
+    // A file long enough for the memo to freeze chunks (three slots an entry; a chunk of 65,536
+    // is frozen once two newer ones exist), with its store forced into the temporary file: the
+    // shared frame dicts every entry fetches live in chunk 0, read back from the file, and the
+    // traces are the whole read's. Nothing is left in $TMPDIR.
+    void aSpilledMemoGivesTheSameTraces() {
+        Writer w;
+        w.batches = 2000;  // 100,000 entries
+        const std::string path = testfiles::writeIn(dir_, "long.pickle", w.build());
+        QVERIFY(w.entrySlots.back() > 4 * formats::PickleMemo::kChunkSlots);
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const testfiles::SpillSetting spill(4096, tmp.path());
+        std::vector<alloc::RecordedTrace> streamed;
+        {
+            MemoSink sink;
+            const formats::Snapshot rest = formats::SnapshotReader::readStreaming(path, sink);
+            QVERIFY(sink.store.spilled());
+            QVERIFY(sink.store.size() >= 2 * formats::PickleMemo::kChunkSlots);
+            QCOMPARE(sink.store.heapBytes(), std::size_t{0});
+            streamed = sink.builder.finish(rest);
+            QCOMPARE(testfiles::SpillSetting::filesIn(tmp.path()), QStringList());
+        }
+        QCOMPARE(streamed.at(0).entries.size(), w.batches * kBatch);
+        const std::string diff = testing::traceDifference(streamed, testing::wholeTraces(path));
+        QVERIFY2(diff.empty(), diff.c_str());
+        // The import's own store (TraceBuilder's) reads the same.
+        const std::string own = testing::traceDifference(testing::streamedTraces(path), streamed);
+        QVERIFY2(own.empty(), own.c_str());
+        QCOMPARE(testfiles::SpillSetting::filesIn(tmp.path()), QStringList());
+    }
+
+    // A store that cannot take a frozen chunk (a full disk) ends the read with its own error, not
+    // a crash nor a fall-back: TraceFile::read reports it as the import's error, at the file.
+    void aFullDiskEndsTheRead() {
+        Writer w;
+        w.batches = 2000;
+        const std::string path = testfiles::writeIn(dir_, "long.pickle", w.build());
+        MemoSink sink(true);
+        std::string error = "<none>";
+        try {
+            formats::SnapshotReader::readStreaming(path, sink);
+        } catch (const formats::FormatError& e) {
+            error = std::string("a FormatError: ") + e.what();
+        } catch (const std::runtime_error& e) {
+            error = e.what();
+        }
+        QCOMPARE(error, std::string("no room on the disk"));
     }
 
     // Entries that differ from the usual shape give the whole read's traces, read fast where the
