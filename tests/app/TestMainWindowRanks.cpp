@@ -98,6 +98,10 @@ private slots:
 
         views::RanksWidget* ranks = window.ranksView();
         QTRY_COMPARE_WITH_TIMEOUT(ranks->model()->rowCount(), 4, kTimeout);
+        // The session file changes while the files are imported, and each change re-reads the ranks: a
+        // read taken while the last run was still being written shows it without a rank (a run's rank
+        // is written when it finishes). Wait for the read after the import, which has every rank.
+        QTRY_COMPARE_WITH_TIMEOUT(ranks->view()->model()->index(3, views::RanksTableModel::RankColumn).data().toString(), QString("3"), kTimeout);
         // Run numbers follow the files' order; the rows, the ranks.
         for (int rank = 0; rank < 4; ++rank) {
             QCOMPARE(ranks->view()->model()->index(rank, views::RanksTableModel::RankColumn).data().toString(), QString::number(rank));
