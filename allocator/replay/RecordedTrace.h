@@ -30,10 +30,12 @@ struct RecordedEntry {
     std::int64_t timeUs = 0;       // 0 when the source has no usable clock
 };
 
-// A record_function START/END marker placed before the entry it precedes in time.
+// A record_function START/END marker placed before the entry it precedes in time. Its name is
+// one of the trace's phaseNames: a training step repeats the same few names, and a big snapshot
+// has hundreds of thousands of marks (a SpillArray of 16-byte values).
 struct PhaseMark {
     std::size_t entryIndex = 0;  // the mark applies before entries[entryIndex] (may be size())
-    std::string name;
+    std::uint32_t name = 0;      // into RecordedTrace::phaseNames
     bool begin = true;
 };
 
@@ -50,7 +52,9 @@ struct RecordedTrace {
     // (SpillArray): readers that go through them say where they are with a SpillArray::Walk.
     SpillArray<RecordedEntry> entries;
     StackTable stacks;
-    std::vector<PhaseMark> phases;
+    SpillArray<PhaseMark> phases;         // in entry order
+    std::vector<std::string> phaseNames;  // each distinct name once
+    const std::string& phaseName(const PhaseMark& mark) const { return phaseNames.at(mark.name); }
     // The allocator state when the snapshot was taken (its `segments` for this device), when the
     // source has one: a replay must end in exactly this layout.
     std::optional<std::vector<SegmentInfo>> finalSegments;

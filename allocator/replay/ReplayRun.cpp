@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 #include <string_view>
+#include <utility>
 
 #include "allocator/core/HexAddress.h"
 #include "allocator/core/RestorePlan.h"
@@ -138,12 +139,8 @@ std::optional<std::uint64_t> ReplayRun::recordedAddress(const PlacementRequest& 
 
 std::uint64_t ReplayRun::push(const Op& op) {
     const std::uint64_t index = opCount_++;
-    if (options_.keepOps) {
-        program_.ops.push_back(op);
-    } else if (op.kind == OpKind::Phase) {
-        program_.ops.push_back(op);
-        phaseOpIndices_.push_back(index);
-    }
+    if (options_.keepOps) program_.ops.push_back(op);
+    if (op.kind == OpKind::Phase) applied_.push_back(AppliedPhase{index, op.labelId, op.begin});
     allocator_->setOpIndex(index);
     return index;
 }
@@ -151,14 +148,21 @@ std::uint64_t ReplayRun::push(const Op& op) {
 void ReplayRun::emitPhases(std::size_t upToEntry) {
     while (nextPhase_ < trace_.phases.size() && trace_.phases[nextPhase_].entryIndex <= upToEntry) {
         const PhaseMark& mark = trace_.phases[nextPhase_++];
-        std::uint32_t label = 0;
-        while (label < program_.labels.size() && program_.labels[label] != mark.name) ++label;
-        if (label == program_.labels.size()) program_.labels.push_back(mark.name);
+        // The program's label of the mark's name: given in the order names first occur.
+        if (labelOfName_.size() < trace_.phaseNames.size()) labelOfName_.resize(trace_.phaseNames.size(), kNoLabel);
+        std::uint32_t& label = labelOfName_.at(mark.name);
+        if (label == kNoLabel) {
+            label = static_cast<std::uint32_t>(program_.labels.size());
+            program_.labels.push_back(trace_.phaseName(mark));
+        }
         push(Op::phase(label, mark.begin));
     }
 }
 
-void ReplayRun::finish() { emitPhases(kNoEntry - 1); }
+std::vector<AppliedPhase> ReplayRun::finish() {
+    emitPhases(kNoEntry - 1);
+    return std::exchange(applied_, {});
+}
 
 // ---- a history that starts mid-run ----
 // The exact replay rebuilds the state with restoreSegments, every segment and reservation at its
@@ -317,6 +321,7 @@ StepOutcome ReplayRun::runStep(std::size_t k, bool withEmptyCache) {
     step_ = k;
     segmentAllocUsed_.assign(step.end - step.begin, false);
     emitPhases(step.program == kNoEntry ? step.end : step.program);
+    out.phases = std::exchange(applied_, {});
     capture_->events.clear();
     emptyCacheThisStep_ = withEmptyCache;
     if (withEmptyCache) {

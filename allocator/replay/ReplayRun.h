@@ -26,7 +26,15 @@ namespace allocscope::alloc {
 // A stream no real trace uses: the "other stream" whose record_stream keeps a block pending.
 inline constexpr StreamId kReplaySideStream = 0xFFFF'FFFF'FFFF'FF01ull;
 
+// A phase mark the replay applied: its op, the program label of its name, begin or end.
+struct AppliedPhase {
+    std::uint64_t opIndex = 0;
+    std::uint32_t label = 0;  // into ReplayRun::program().labels
+    bool begin = true;
+};
+
 struct StepOutcome {
+    std::vector<AppliedPhase> phases;           // the marks applied before the step's ops
     std::vector<Event> events;                  // everything the allocator emitted in the step
     std::uint64_t programOp = 0;                // op index of the step's program op
     std::optional<std::uint64_t> allocAddress;  // Alloc: where the replay put the block
@@ -49,8 +57,8 @@ public:
     void setRouting(PoolRouting* routing) { routing_ = routing; }
     // The trace entry whose pool guess created the live segment at `segment`, if one did.
     std::optional<std::size_t> guessedCreator(std::uint64_t segment) const;
-    // Phase marks recorded after the last entry.
-    void finish();
+    // Applies the phase marks recorded after the last entry and returns them.
+    std::vector<AppliedPhase> finish();
     // ---- a history that starts mid-run (HistoryWindow); call before the first step ----
     // Applies the state before the first recorded entry: its live blocks become tensors that the
     // recorded frees find (ids past every entry index), each with an Alloc op (plus record_stream
@@ -60,8 +68,6 @@ public:
     CachingAllocator& allocator() { return *allocator_; }
     Program& program() { return program_; }
     std::uint64_t opCount() const { return opCount_; }
-    // Without ReplayOptions::keepOps: the op index of each op kept in program().
-    const std::vector<std::uint64_t>& phaseOpIndices() const { return phaseOpIndices_; }
     std::uint64_t eventCount() const { return eventCount_; }
     // The best-fit decisions that addresses settled so far, and which rest on modelled ones.
     const AddressTies& addressTies() const { return ties_; }
@@ -96,7 +102,9 @@ private:
     std::unique_ptr<CachingAllocator> allocator_;
     Program program_;
     std::uint64_t opCount_ = 0;
-    std::vector<std::uint64_t> phaseOpIndices_;
+    std::vector<AppliedPhase> applied_;  // phase marks applied since the last runStep / finish
+    static constexpr std::uint32_t kNoLabel = ~std::uint32_t{0};
+    std::vector<std::uint32_t> labelOfName_;  // trace phase name -> program label (kNoLabel: none yet)
     std::uint64_t eventCount_ = 0;
     std::size_t nextPhase_ = 0;
 

@@ -350,6 +350,9 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
             result.divergence = ReplayDivergence{out.programOp, program ? std::size_t{step.program} : step.end - 1, mismatch};
             if (hints && routing) *hints = poolHints(trace, step, program, out, *run);
         }
+        if (options.onPhase) {
+            for (const AppliedPhase& mark : out.phases) options.onPhase(mark.opIndex, run->program().labels[mark.label], mark.begin);
+        }
         if (options.sink) {
             for (const Event& e : out.events) options.sink->onEvent(e);
         }
@@ -370,7 +373,12 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
             }
         }
     }
-    if (!result.stoppedEarly) run->finish();
+    if (!result.stoppedEarly) {
+        const std::vector<AppliedPhase> last = run->finish();
+        if (options.onPhase) {
+            for (const AppliedPhase& mark : last) options.onPhase(mark.opIndex, run->program().labels[mark.label], mark.begin);
+        }
+    }
 
     CachingAllocator& allocator = run->allocator();
     result.stats = allocator.stats();
@@ -380,7 +388,6 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
     result.addressTies = run->addressTies();
     result.program = std::move(run->program());
     result.opCount = run->opCount();
-    result.phaseOpIndices = run->phaseOpIndices();
     if (expected.trace && expected.trace->finalSegments && !result.stoppedEarly) {
         std::string diff = expected.translate
                                ? compareLayoutShape(*expected.trace->finalSegments, result.segments)

@@ -78,10 +78,14 @@ struct ReplayOptions {
     // replay found: ReplayResult::poolAssignments). nullopt: inferred from the recording (see
     // PoolRouting), which needs recorded placement.
     std::optional<std::map<std::size_t, PoolId>> poolAssignments;
-    // false: ReplayResult::program keeps only the Phase ops (phaseOpIndices says where each was),
-    // for a caller that needs no more, such as an import of a snapshot with millions of entries
-    // (48 bytes per op). The ops are applied all the same.
+    // false: ReplayResult::program keeps no ops, only the labels (opCount says how many were
+    // applied), for a caller that needs no more, such as an import of a snapshot with millions
+    // of entries (48 bytes per op). The ops are applied all the same; onPhase still hears of
+    // every phase mark.
     bool keepOps = true;
+    // Told of each phase mark (record_function START/END) of the accepted replay: its op index,
+    // its name, begin or end; in op order, before the events of the step the mark precedes.
+    std::function<void(std::uint64_t opIndex, const std::string& name, bool begin)> onPhase;
     EventSink* sink = nullptr;  // receives every event of the accepted replay, in order
     // Called after each accepted step's events went to `sink`, with the allocator's statistics
     // then: a recorder stores what events do not show (retries, syncs) where it changed.
@@ -100,7 +104,6 @@ struct ReplayResult {
     std::string summary;                // memory_summary()
     Program program;                    // the ops the replay applied (trace -> program); see keepOps
     std::uint64_t opCount = 0;          // how many ops the replay applied (program.ops.size() with keepOps)
-    std::vector<std::uint64_t> phaseOpIndices;  // without keepOps: the op index of each of program.ops
     std::vector<std::size_t> emptyCacheSteps;  // inferred (or given) explicit empty_cache()s
     std::optional<ReplayDivergence> divergence;  // first difference from the expected recording
     std::optional<std::string> layoutDifference;  // final layout vs the snapshot's segments

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "allocator/replay/TraceSteps.h"
 #include "storage/formats/FormatError.h"
@@ -67,8 +68,12 @@ void placePhases(RecordedTrace& trace, const std::vector<formats::Annotation>& a
         at[i] = from;
     }
     entries.forget(0, entries.size());
+    std::unordered_map<std::string, std::uint32_t> nameIds;
     for (std::size_t i = 0; i < annotations.size(); ++i) {
-        if (at[i] != alloc::kNoEntry) trace.phases.push_back(alloc::PhaseMark{at[i], annotations[i].name, annotations[i].stage == "START"});
+        if (at[i] == alloc::kNoEntry) continue;
+        const auto [name, added] = nameIds.try_emplace(annotations[i].name, static_cast<std::uint32_t>(trace.phaseNames.size()));
+        if (added) trace.phaseNames.push_back(annotations[i].name);
+        trace.phases.push_back(alloc::PhaseMark{at[i], name->second, annotations[i].stage == "START"});
     }
     std::stable_sort(trace.phases.begin(), trace.phases.end(),
                      [](const alloc::PhaseMark& x, const alloc::PhaseMark& y) { return x.entryIndex < y.entryIndex; });

@@ -1,13 +1,11 @@
 #include "storage/session/PhaseTracker.h"
 
-#include <algorithm>
-
 namespace allocscope::storage {
 
 void PhaseTracker::close(const Open& open, int depth, std::uint64_t eventsBefore, std::uint64_t opIndex) {
     // A phase without events has nothing to shade or step to.
     if (eventsBefore <= open.eventsBefore) return;
-    spans_.push_back(PhaseSpan{open.name, open.eventsBefore, eventsBefore - 1, depth, open.opIndex, opIndex});
+    out_(PhaseSpan{open.name, open.eventsBefore, eventsBefore - 1, depth, open.opIndex, opIndex});
 }
 
 void PhaseTracker::markOp(const alloc::Program& program, const alloc::Op& op, std::uint64_t opIndex, std::uint64_t eventsBefore) {
@@ -29,15 +27,9 @@ void PhaseTracker::mark(const std::string& name, bool begin, std::uint64_t opInd
     }
 }
 
-std::vector<PhaseSpan> PhaseTracker::finish(std::uint64_t eventCount, std::uint64_t lastOp) {
+void PhaseTracker::finish(std::uint64_t eventCount, std::uint64_t lastOp) {
     for (std::size_t i = open_.size(); i-- > 0;) close(open_[i], static_cast<int>(i), eventCount, lastOp);
     open_.clear();
-    std::vector<PhaseSpan> out = std::move(spans_);
-    spans_.clear();
-    std::stable_sort(out.begin(), out.end(), [](const PhaseSpan& a, const PhaseSpan& b) {
-        return a.firstSeq != b.firstSeq ? a.firstSeq < b.firstSeq : a.depth < b.depth;
-    });
-    return out;
 }
 
 }  // namespace allocscope::storage

@@ -1,7 +1,9 @@
 #include "storage/session/ProgramRecording.h"
 
 #include <algorithm>
+#include <deque>
 #include <filesystem>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -28,21 +30,26 @@ constexpr std::uint64_t kProgressEvents = 4096;
 // Thrown from the import's sink when the progress callback asks to stop: it unwinds the replay.
 struct ImportCancelled {};
 
-// Between the replay and the recorder (and the caller's own sink, if any): counts events for the progress
-// callback, and (when the trace has phase marks) notes where ops without events were, so the
-// marks (phase ops have no events) can be placed between events once the replay has built its
-// program.
+// Between the replay and the recorder (and the caller's own sink, if any): counts events for the
+// progress callback, and places the replay's phase marks between events as they come. A phase op
+// has no events of its own: its mark goes before the first event of a later op, so it waits
+// until that event (or the end of the run) arrives; the phases it closes go to the recorder then.
 class ImportSink final : public alloc::EventSink {
 public:
-    ImportSink(SessionRecorder& recorder, alloc::EventSink* also, bool trackOps, const RecordProgress& progress,
-               std::uint64_t entries)
-        : recorder_(recorder), also_(also), trackOps_(trackOps), progress_(progress), entries_(entries) {}
+    ImportSink(SessionRecorder& recorder, alloc::EventSink* also, const RecordProgress& progress, std::uint64_t entries)
+        : recorder_(recorder),
+          also_(also),
+          progress_(progress),
+          entries_(entries),
+          phases_([&recorder](PhaseSpan&& span) { recorder.addPhase(std::move(span)); }) {}
+
+    // A phase mark the replay applied at op `opIndex` (before the events of any later op).
+    void onPhase(std::uint64_t opIndex, const std::string& name, bool begin) {
+        waiting_.push_back(WaitingMark{opIndex, name, begin});
+    }
 
     void onEvent(const alloc::Event& event) override {
-        // Only where the op index jumps (ops without events lie before this one): one entry per
-        // such gap, not one per op (a big import has millions of ops).
-        if (trackOps_ && (count_ == 0 || event.opIndex > lastOp_ + 1)) afterGap_.emplace_back(event.opIndex, count_);
-        lastOp_ = event.opIndex;
+        placeMarksBefore(event.opIndex);
         recorder_.onEvent(event);
         if (also_ != nullptr) also_->onEvent(event);
         ++count_;
@@ -51,24 +58,36 @@ public:
         }
     }
 
-    // How many events happened before op `opIndex`, an op without events of its own (a phase op):
-    // the events before the first op after it that has events, which starts a gap.
-    std::uint64_t eventsBefore(std::uint64_t opIndex) const {
-        auto it = std::upper_bound(afterGap_.begin(), afterGap_.end(), opIndex,
-                                   [](std::uint64_t op, const auto& entry) { return op < entry.first; });
-        return it == afterGap_.end() ? count_ : it->second;
+    // The run ended after `opCount` ops: the marks still waiting go after every event, and the
+    // phases still open close at the end.
+    void finishPhases(std::uint64_t opCount) {
+        placeMarksBefore(std::numeric_limits<std::uint64_t>::max());
+        phases_.finish(count_, opCount == 0 ? 0 : opCount - 1);
     }
     std::uint64_t count() const { return count_; }
 
 private:
+    struct WaitingMark {
+        std::uint64_t opIndex = 0;
+        std::string name;
+        bool begin = true;
+    };
+    // The marks of ops before `opIndex` go before the event about to be counted.
+    void placeMarksBefore(std::uint64_t opIndex) {
+        while (!waiting_.empty() && waiting_.front().opIndex < opIndex) {
+            const WaitingMark& mark = waiting_.front();
+            phases_.mark(mark.name, mark.begin, mark.opIndex, count_);
+            waiting_.pop_front();
+        }
+    }
+
     SessionRecorder& recorder_;
     alloc::EventSink* also_;
-    bool trackOps_;
     const RecordProgress& progress_;
     std::uint64_t entries_;
     std::uint64_t count_ = 0;
-    std::uint64_t lastOp_ = 0;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> afterGap_;  // (op index, its first seq)
+    PhaseTracker phases_;
+    std::deque<WaitingMark> waiting_;  // marks with no event of a later op yet: a few at a time
 };
 
 std::string divergenceText(const alloc::ReplayResult& result) {
@@ -376,9 +395,13 @@ std::unique_ptr<SessionRecorder> createReplayRun(SessionWriter& writer, const al
 RecordedReplay recordReplayInto(SessionRecorder& recorder, const alloc::RecordedTrace& trace, const alloc::ReplayOptions& options,
                                 const std::optional<alloc::AllocatorConfig>& whatIfRecordedConfig, const RecordProgress& progress) {
     const std::uint64_t entries = trace.entries.size();
-    ImportSink sink(recorder, options.sink, !trace.phases.empty(), progress, entries);
+    ImportSink sink(recorder, options.sink, progress, entries);
     alloc::ReplayOptions recorded = options;
     recorded.sink = &sink;
+    recorded.onPhase = [&sink, &options](std::uint64_t opIndex, const std::string& name, bool begin) {
+        sink.onPhase(opIndex, name, begin);
+        if (options.onPhase) options.onPhase(opIndex, name, begin);
+    };
     // Stats after every step, so retries and syncs (which no event shows) are exact at every
     // event, as in a recorded program; the caller's own callback still runs.
     recorded.afterStep = [&recorder, &options](const alloc::DeviceStats& stats) {
@@ -401,15 +424,7 @@ RecordedReplay recordReplayInto(SessionRecorder& recorder, const alloc::Recorded
         // The restored state's events reached the recorder first: the history starts after them.
         recorder.setHistoryStart(HistoryStart{t->restoredEvents, t->blocks, t->bytes, t->noHistory});
     }
-    PhaseTracker phases;
-    const alloc::Program& program = out.result.program;
-    const bool allOps = options.keepOps;  // else program holds the phase ops only (phaseOpIndices)
-    for (std::uint64_t i = 0; i < program.ops.size(); ++i) {
-        const std::uint64_t opIndex = allOps ? i : out.result.phaseOpIndices[i];
-        if (program.ops[i].kind == alloc::OpKind::Phase) phases.markOp(program, program.ops[i], opIndex, sink.eventsBefore(opIndex));
-    }
-    const std::uint64_t opCount = allOps ? program.ops.size() : out.result.opCount;
-    recorder.setPhases(phases.finish(sink.count(), opCount == 0 ? 0 : opCount - 1));
+    sink.finishPhases(out.result.opCount);
     out.divergence = divergenceText(out.result);
     recorder.setVerdict(verdictOf(out.result, trace, options));
     recorder.finish(&trace.stacks, out.divergence);

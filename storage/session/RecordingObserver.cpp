@@ -42,7 +42,8 @@ RecordingObserver::RecordingObserver(SessionWriter& writer, const alloc::Program
     : program_(program),
       stacks_(stacks),
       totalMemory_(judgedTotal(target)),
-      recorder_(writer, infoOf(target, totalMemory_), initialStats(target, totalMemory_)) {
+      recorder_(writer, infoOf(target, totalMemory_), initialStats(target, totalMemory_)),
+      phases_([this](PhaseSpan&& span) { recorder_.addPhase(std::move(span)); }) {
     // A program run is simulated and checked against nothing: a workload has no recording, and a
     // recorded trace run as a program (Compare, recommend) is not compared with its recording.
     if (target.info.sourceKind == "demo") {
@@ -66,12 +67,12 @@ void RecordingObserver::afterOp(const alloc::Op&, std::uint64_t index, const all
 }
 
 void RecordingObserver::finish(const alloc::CachingAllocator&, const alloc::ProgramResult&) {
-    recorder_.setPhases(phases_.finish(recorder_.eventCount(), lastOp_));
+    phases_.finish(recorder_.eventCount(), lastOp_);
     recorder_.finish(stacks_);
 }
 
 void RecordingObserver::interrupt() {
-    recorder_.setPhases(phases_.finish(recorder_.eventCount(), lastOp_));
+    phases_.finish(recorder_.eventCount(), lastOp_);
     recorder_.interrupt(stacks_);
 }
 

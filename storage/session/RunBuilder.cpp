@@ -146,6 +146,7 @@ void RunBuilder::append(SqliteDb& db, const RecordBatch& batch) {
         stmt.run();
     }
     for (; fixup < batch.fixups.size(); ++fixup) applyFixup(db, batch.fixups[fixup].first, batch.fixups[fixup].second);
+    if (!batch.phases.empty()) appendPhases(db, batch.phases);
     SqliteStatement count = db.prepare("UPDATE run SET event_count = ? WHERE id = ?");
     count.bind(1, static_cast<std::int64_t>(model_.applied())).bind(2, runId_);
     count.run();
@@ -192,15 +193,13 @@ void RunBuilder::finish(SqliteDb& db, const alloc::StackTable* stacks, const std
     heatSamples_.shrink_to_fit();
 }
 
-void writePhases(SqliteDb& db, std::int64_t runId, const std::vector<PhaseSpan>& phases) {
-    SqliteStatement clear = db.prepare("DELETE FROM phase WHERE run = ?");
-    clear.bind(1, runId);
-    clear.run();
+// The ordinal numbers a run's phases in the order they closed: the reader's ORDER BY first_seq,
+// depth, ordinal then lists phases that start together in that order, as a stable sort would.
+void RunBuilder::appendPhases(SqliteDb& db, const std::vector<PhaseSpan>& phases) {
     SqliteStatement insert = db.prepare(
         "INSERT INTO phase(run, ordinal, name, first_seq, last_seq, depth, first_op, last_op) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-    std::int64_t ordinal = 0;
     for (const PhaseSpan& p : phases) {
-        insert.bind(1, runId).bind(2, ordinal++).bind(3, std::string_view(p.name));
+        insert.bind(1, runId_).bind(2, phaseOrdinal_++).bind(3, std::string_view(p.name));
         insert.bind(4, static_cast<std::int64_t>(p.firstSeq)).bind(5, static_cast<std::int64_t>(p.lastSeq));
         insert.bind(6, static_cast<std::int64_t>(p.depth)).bind(7, static_cast<std::int64_t>(p.firstOp));
         insert.bind(8, static_cast<std::int64_t>(p.lastOp));

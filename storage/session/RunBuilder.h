@@ -24,10 +24,13 @@
 namespace allocscope::storage {
 
 // Events plus the allocator's own statistics where they differ from what the events imply
-// (after_count = how many events of the run happened before them).
+// (after_count = how many events of the run happened before them), and the phases that closed
+// meanwhile: they are stored as they close, not held to the end of the run (a big snapshot has
+// hundreds of thousands of record_function regions). Readers order them by (first_seq, depth).
 struct RecordBatch {
     std::vector<alloc::Event> events;
     std::vector<std::pair<std::uint64_t, alloc::DeviceStats>> fixups;
+    std::vector<PhaseSpan> phases;
 };
 
 inline constexpr std::uint64_t kDefaultKeyframeInterval = 16384;
@@ -46,6 +49,7 @@ public:
 
 private:
     void applyFixup(SqliteDb& db, std::uint64_t afterCount, const alloc::DeviceStats& stats);
+    void appendPhases(SqliteDb& db, const std::vector<PhaseSpan>& phases);
     void track(const alloc::Event& e);
 
     std::int64_t runId_ = 0;
@@ -58,6 +62,7 @@ private:
     std::int64_t allocatedAtPeakReserved_ = 0;
     std::int64_t maxSegments_ = 0;
     std::int64_t maxLiveBlocks_ = 0;
+    std::int64_t phaseOrdinal_ = 0;  // phases stored so far, in the order they closed
     std::int64_t maxInactiveSplit_ = 0;
     std::uint64_t heatStride_ = 256;
     std::vector<HeatmapSample> heatSamples_;
@@ -67,7 +72,5 @@ private:
 
 // Stores a run's stacks: frames and stacks de-duplicated across the whole session.
 void writeStacks(SqliteDb& db, std::int64_t runId, const alloc::StackTable& stacks);
-// Stores a run's phases (replacing any it had).
-void writePhases(SqliteDb& db, std::int64_t runId, const std::vector<PhaseSpan>& phases);
 
 }  // namespace allocscope::storage

@@ -105,7 +105,7 @@ void SessionRecorder::syncStats(const alloc::DeviceStats& stats, bool force) {
 }
 
 void SessionRecorder::flush() {
-    if (batch_.events.empty() && batch_.fixups.empty()) return;
+    if (batch_.events.empty() && batch_.fixups.empty() && batch_.phases.empty()) return;
     auto batch = std::make_shared<RecordBatch>(std::move(batch_));
     batch_ = RecordBatch{};
     batch_.events.reserve(options_.batchEvents);
@@ -123,9 +123,7 @@ void SessionRecorder::finish(const alloc::StackTable* stacks, const std::string&
     flush();
     finished_ = true;
     std::shared_ptr<alloc::StackTable> copy = stacks != nullptr ? std::make_shared<alloc::StackTable>(*stacks) : nullptr;
-    auto phases = std::make_shared<std::vector<PhaseSpan>>(std::move(phases_));
-    writer_.submit([builder = builder_, copy, divergence, phases, start = historyStart_, verdict = verdict_, rank = rank_](SessionWriter::Context& ctx) {
-        writePhases(ctx.db, builder->runId(), *phases);
+    writer_.submit([builder = builder_, copy, divergence, start = historyStart_, verdict = verdict_, rank = rank_](SessionWriter::Context& ctx) {
         if (start) HistoryStartTable::write(ctx.db, builder->runId(), *start);
         if (verdict) RunVerdictTable::write(ctx.db, builder->runId(), *verdict);
         if (rank) RunRankTable::write(ctx.db, builder->runId(), *rank);
@@ -138,9 +136,7 @@ void SessionRecorder::interrupt(const alloc::StackTable* stacks) {
     flush();
     finished_ = true;
     std::shared_ptr<alloc::StackTable> copy = stacks != nullptr ? std::make_shared<alloc::StackTable>(*stacks) : nullptr;
-    auto phases = std::make_shared<std::vector<PhaseSpan>>(std::move(phases_));
-    writer_.submit([builder = builder_, copy, phases, start = historyStart_, verdict = verdict_, rank = rank_](SessionWriter::Context& ctx) {
-        writePhases(ctx.db, builder->runId(), *phases);
+    writer_.submit([builder = builder_, copy, start = historyStart_, verdict = verdict_, rank = rank_](SessionWriter::Context& ctx) {
         if (start) HistoryStartTable::write(ctx.db, builder->runId(), *start);
         if (verdict) RunVerdictTable::write(ctx.db, builder->runId(), *verdict);
         if (rank) RunRankTable::write(ctx.db, builder->runId(), *rank);

@@ -56,8 +56,9 @@ public:
     // force: store these stats at this point whatever changed (e.g. a replay's final stats when
     // no per-op sync was possible).
     void syncStats(const alloc::DeviceStats& stats, bool force = false);
-    // The run's phases, stored by finish() or interrupt() in the same transaction.
-    void setPhases(std::vector<PhaseSpan> phases) { phases_ = std::move(phases); }
+    // A phase of the run that has closed: stored with the next batch of events (or by finish()
+    // or interrupt()), so the phases of a long run are not held in memory to its end.
+    void addPhase(PhaseSpan phase) { batch_.phases.push_back(std::move(phase)); }
     // Where the recorded history starts when it starts mid-run (HistoryStartTable), stored by
     // finish() or interrupt() in the same transaction.
     void setHistoryStart(const HistoryStart& start) { historyStart_ = start; }
@@ -86,7 +87,6 @@ private:
     RecordBatch batch_;
     std::array<std::int64_t, kWatched> lastWatched_{};
     bool finished_ = false;
-    std::vector<PhaseSpan> phases_;
     std::optional<HistoryStart> historyStart_;
     std::optional<RunVerdict> verdict_;
     std::optional<RunRank> rank_;

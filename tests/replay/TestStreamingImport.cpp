@@ -4,6 +4,8 @@
 // Streaming is forced on these small files (TraceFile streams only big ones by itself).
 #include <QtTest>
 
+#include <tuple>
+
 #include <cstring>
 #include <string>
 #include <vector>
@@ -213,6 +215,42 @@ private slots:
         qInfo("%s: %zu entries, %zu steps, %llu rewinds, %zu pool revisions", qPrintable(name), spilled.front().entries.size(),
               b.steps, static_cast<unsigned long long>(b.rewinds), b.poolRevisions);
         QCOMPARE(testfiles::SpillSetting::filesIn(tmp.path()), QStringList());
+    }
+
+    // The record_function marks are a SpillArray of compact marks (names kept once) too: forced
+    // into a file, they read and replay as in memory, and the replay applies the same marks.
+    void spilledPhaseMarksReplayTheSame() {
+        const std::string path = data("traces/train_gpt__default.pickle");
+        using Marks = std::vector<std::tuple<std::uint64_t, std::string, bool>>;
+        const replaytest::GroundTruth truth = replaytest::loadGroundTruth(QStringLiteral("train_gpt__default"));
+        QVERIFY(truth.loaded);
+        const auto marksOf = [&truth](const alloc::RecordedTrace& trace) {
+            Marks marks;
+            alloc::ReplayOptions options = replaytest::optionsFor(truth);
+            options.keepOps = false;
+            options.onPhase = [&marks](std::uint64_t op, const std::string& name, bool begin) { marks.emplace_back(op, name, begin); };
+            [&] { QVERIFY(alloc::TraceReplayer::replay(trace, options).exact()); }();
+            return marks;
+        };
+        const std::vector<alloc::RecordedTrace> inMemory = streamedTraces(path);
+        QVERIFY(!inMemory.front().phases.spilled());
+        const Marks expected = marksOf(inMemory.front());
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const testfiles::SpillSetting spill(64, tmp.path());
+        const std::vector<alloc::RecordedTrace> spilled = streamedTraces(path);
+        const alloc::RecordedTrace& trace = spilled.front();
+        QVERIFY(trace.phases.spilled());
+        QCOMPARE(trace.phases.size(), std::size_t{20});
+        QCOMPARE(trace.phaseNames.size(), std::size_t{2});  // AdamW's step and zero_grad, 5 times each
+        const std::string diff = traceDifference(spilled, inMemory);
+        QVERIFY2(diff.empty(), diff.c_str());
+        QCOMPARE(marksOf(trace), expected);
+        QCOMPARE(expected.size(), std::size_t{20});
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+            QCOMPARE(std::get<2>(expected[i]), i % 2 == 0);  // START, END, START, ...
+            if (i > 0) QVERIFY(std::get<0>(expected[i - 1]) < std::get<0>(expected[i]));
+        }
     }
 
     // What was converted is dropped: the tree left at the end is a small part of the whole one.

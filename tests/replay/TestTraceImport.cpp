@@ -289,9 +289,9 @@ private slots:
         QCOMPARE(traces[0].entries[1].timeUs, std::int64_t{20});
         QCOMPARE(traces[0].entries[2].timeUs, std::int64_t{0});
         QCOMPARE(traces[0].phases.size(), std::size_t{2});
-        QCOMPARE(traces[0].phases[0].name, std::string("step"));
+        QCOMPARE(traces[0].phaseName(traces[0].phases[0]), std::string("step"));
         QCOMPARE(traces[0].phases[0].entryIndex, std::size_t{1});
-        QCOMPARE(traces[0].phases[1].name, std::string("step"));
+        QCOMPARE(traces[0].phaseName(traces[0].phases[1]), std::string("step"));
     }
 
     // A two-device snapshot written with our PickleWriter: cudagraph_mlp's device-0 history on

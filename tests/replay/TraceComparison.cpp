@@ -40,7 +40,7 @@ std::string traceDifference(const std::vector<alloc::RecordedTrace>& a, const st
         }
         if (x.phases.size() != y.phases.size()) return at + "phase count";
         for (std::size_t p = 0; p < x.phases.size(); ++p) {
-            if (x.phases[p].entryIndex != y.phases[p].entryIndex || x.phases[p].name != y.phases[p].name ||
+            if (x.phases[p].entryIndex != y.phases[p].entryIndex || x.phaseName(x.phases[p]) != y.phaseName(y.phases[p]) ||
                 x.phases[p].begin != y.phases[p].begin) {
                 return at + "phase " + std::to_string(p);
             }

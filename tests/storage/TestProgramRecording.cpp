@@ -339,6 +339,74 @@ private slots:
         QVERIFY(row.eventCount > 0 && row.eventCount < 8131);
     }
 
+    // An imported snapshot's record_function regions (train_gpt: AdamW's step and zero_grad, 5
+    // times each) are placed as they come during the replay: each one's mark sits between the
+    // events of the ops before it and those after it, and the values are those the import stored
+    // when it placed the marks after the whole replay (before #18 streamed them).
+    void importedPhasesSitBetweenTheirEvents() {
+        const std::string trace = std::string(ALLOCSCOPE_TEST_DATA) + "/traces/train_gpt__default.pickle";
+        const std::string file = path("import-phases.allocscope");
+        std::vector<storage::ImportedRun> runs;
+        {
+            storage::SessionWriter writer(file);
+            runs = storage::importTraceFile(writer, trace, {});
+        }
+        QCOMPARE(runs.size(), std::size_t(1));
+        storage::SessionReader reader(file);
+        const std::vector<storage::PhaseSpan> phases = reader.phases(runs[0].runNumber);
+        QCOMPARE(phases.size(), std::size_t(10));
+        const storage::EventPage page = reader.events(runs[0].runNumber, 0, 10000);
+        QCOMPARE(page.events.size(), std::size_t(page.totalEvents));
+        for (std::size_t i = 0; i < phases.size(); ++i) {
+            const storage::PhaseSpan& p = phases[i];
+            QCOMPARE(p.name, std::string(i % 2 == 0 ? "Optimizer.step#AdamW.step" : "Optimizer.zero_grad#AdamW.zero_grad"));
+            QCOMPARE(p.depth, 0);
+            QVERIFY(p.firstSeq > 0 && p.lastSeq + 1 < page.totalEvents);
+            QVERIFY(page.events[p.firstSeq - 1].opIndex < p.firstOp && page.events[p.firstSeq].opIndex > p.firstOp);
+            QVERIFY(page.events[p.lastSeq].opIndex < p.lastOp && page.events[p.lastSeq + 1].opIndex > p.lastOp);
+        }
+        QCOMPARE(phases[0].firstSeq, std::uint64_t(1245));
+        QCOMPARE(phases[0].lastSeq, std::uint64_t(1614));
+        QCOMPARE(phases[0].firstOp, std::uint64_t(838));
+        QCOMPARE(phases[0].lastOp, std::uint64_t(1135));
+        QCOMPARE(phases[9].firstSeq, std::uint64_t(7533));
+        QCOMPARE(phases[9].lastSeq, std::uint64_t(7680));
+        QCOMPARE(phases[9].firstOp, std::uint64_t(5096));
+        QCOMPARE(phases[9].lastOp, std::uint64_t(5171));
+    }
+
+    // The regions are stored as they close, with the events: an import cancelled during its
+    // replay keeps those that closed before the cancel (the same as a whole import stores).
+    void aCancelledImportKeepsThePhasesThatClosed() {
+        const std::string trace = std::string(ALLOCSCOPE_TEST_DATA) + "/traces/train_gpt__default.pickle";
+        const std::string file = path("import-phases-cancel.allocscope");
+        std::vector<storage::ImportedRun> whole, cancelled;
+        {
+            storage::SessionWriter writer(file);
+            whole = storage::importTraceFile(writer, trace, {});
+            cancelled = storage::importTraceFile(writer, trace, {}, [](std::uint64_t, std::uint64_t) { return false; });
+        }
+        QCOMPARE(cancelled.size(), std::size_t(1));
+        QVERIFY(cancelled[0].cancelled);
+        storage::SessionReader reader(file);
+        const storage::RunRow row = reader.run(cancelled[0].runNumber);
+        QCOMPARE(row.status, storage::RunStatus::Interrupted);
+        const std::vector<storage::PhaseSpan> all = reader.phases(whole[0].runNumber);
+        const std::vector<storage::PhaseSpan> kept = reader.phases(cancelled[0].runNumber);
+        // A region closes when the first event after its end arrives.
+        std::size_t closed = 0;
+        while (closed < all.size() && all[closed].lastSeq + 1 < row.eventCount) ++closed;
+        QVERIFY2(closed > 0 && closed < all.size(), qPrintable(QString("%1 of %2 closed").arg(closed).arg(all.size())));
+        QCOMPARE(kept.size(), closed);
+        for (std::size_t i = 0; i < kept.size(); ++i) {
+            QCOMPARE(kept[i].name, all[i].name);
+            QCOMPARE(kept[i].firstSeq, all[i].firstSeq);
+            QCOMPARE(kept[i].lastSeq, all[i].lastSeq);
+            QCOMPARE(kept[i].firstOp, all[i].firstOp);
+            QCOMPARE(kept[i].lastOp, all[i].lastOp);
+        }
+    }
+
     // A streamed read reports its bytes; cancelled there, the import records nothing at all.
     void cancelledStreamedReadRecordsNothing() {
         const std::string trace = std::string(ALLOCSCOPE_TEST_DATA) + "/traces/train_gpt__default.pickle";
