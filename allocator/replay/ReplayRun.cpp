@@ -30,7 +30,11 @@ public:
 };
 
 ReplayRun::ReplayRun(const RecordedTrace& trace, const SpillArray<TraceStep>& steps, const ReplayOptions& options)
-    : trace_(trace), steps_(steps), options_(options), capture_(std::make_unique<Capture>()) {
+    : trace_(trace),
+      steps_(steps),
+      options_(options),
+      capture_(std::make_unique<Capture>()),
+      labelOfName_(trace.phaseNames.size(), kNoLabel) {
     device_ = std::make_unique<SimulatedDevice>(options.totalMemory, options.otherMemory);
     device_->setAddressOracle([this](const PlacementRequest& request) { return oracle(request); });
     allocator_ = std::make_unique<CachingAllocator>(options.config, *device_, capture_.get());
@@ -149,7 +153,6 @@ void ReplayRun::emitPhases(std::size_t upToEntry) {
     while (nextPhase_ < trace_.phases.size() && trace_.phases[nextPhase_].entryIndex <= upToEntry) {
         const PhaseMark& mark = trace_.phases[nextPhase_++];
         // The program's label of the mark's name: given in the order names first occur.
-        if (labelOfName_.size() < trace_.phaseNames.size()) labelOfName_.resize(trace_.phaseNames.size(), kNoLabel);
         std::uint32_t& label = labelOfName_.at(mark.name);
         if (label == kNoLabel) {
             label = static_cast<std::uint32_t>(program_.labels.size());

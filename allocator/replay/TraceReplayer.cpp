@@ -303,6 +303,11 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
     // expected recording's when it is another trace (a what-if compared with it).
     SpillArray<TraceStep>::Walk stepWalk(steps);
     SpillArray<RecordedEntry>::Walk entryWalk(trace.entries);
+    // The accepted run's phase marks, named by its program's labels (`run` may be replaced by a rewind).
+    const auto tellPhases = [&options, &run](const std::vector<AppliedPhase>& marks) {
+        if (!options.onPhase) return;
+        for (const AppliedPhase& mark : marks) options.onPhase(mark.opIndex, run->program().labels[mark.label], mark.begin);
+    };
     for (std::size_t k = 0; k < steps.size(); ++k) {
         const TraceStep& step = steps[k];
         stepWalk.at(k);
@@ -350,9 +355,7 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
             result.divergence = ReplayDivergence{out.programOp, program ? std::size_t{step.program} : step.end - 1, mismatch};
             if (hints && routing) *hints = poolHints(trace, step, program, out, *run);
         }
-        if (options.onPhase) {
-            for (const AppliedPhase& mark : out.phases) options.onPhase(mark.opIndex, run->program().labels[mark.label], mark.begin);
-        }
+        tellPhases(out.phases);
         if (options.sink) {
             for (const Event& e : out.events) options.sink->onEvent(e);
         }
@@ -373,12 +376,7 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
             }
         }
     }
-    if (!result.stoppedEarly) {
-        const std::vector<AppliedPhase> last = run->finish();
-        if (options.onPhase) {
-            for (const AppliedPhase& mark : last) options.onPhase(mark.opIndex, run->program().labels[mark.label], mark.begin);
-        }
-    }
+    if (!result.stoppedEarly) tellPhases(run->finish());
 
     CachingAllocator& allocator = run->allocator();
     result.stats = allocator.stats();

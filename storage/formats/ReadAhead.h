@@ -44,7 +44,6 @@ public:
     // A block the reader is done with: its buffer is filled again (no new allocation).
     void giveBack(Block block);
     const std::string& error() const { return error_; }
-    std::size_t headroom() const { return headroom_; }
 
 private:
     void run();

@@ -64,7 +64,6 @@ public:
         placeMarksBefore(std::numeric_limits<std::uint64_t>::max());
         phases_.finish(count_, opCount == 0 ? 0 : opCount - 1);
     }
-    std::uint64_t count() const { return count_; }
 
 private:
     struct WaitingMark {
