@@ -48,15 +48,17 @@ ReplayRun::~ReplayRun() = default;
 std::optional<std::uint64_t> ReplayRun::oracle(const PlacementRequest& request) {
     const std::map<std::uint64_t, std::uint64_t>& live = device_->liveRanges();
     // Bases that went back to the driver may come back for another segment: forget them.
-    for (auto it = recordedBase_.begin(); it != recordedBase_.end();) {
-        it = live.count(it->first) ? std::next(it) : recordedBase_.erase(it);
-    }
+    std::vector<std::uint64_t> gone;
+    recordedBase_.forEach([&](std::uint64_t base, bool) {
+        if (live.count(base) == 0) gone.push_back(base);
+    });
+    for (const std::uint64_t base : gone) recordedBase_.erase(base);
     // The recording's answer for this step is a fact for the replay only while the device holds
     // what the recorded one held: once a segment the recording never had is live, the real
     // driver's state differed, and so may its answers (train_gpt rup4, step 79).
     const bool sameState = std::all_of(live.begin(), live.end(), [this](const auto& range) {
-        const auto it = recordedBase_.find(range.first);
-        return it != recordedBase_.end() && it->second;
+        const bool* recorded = recordedBase_.find(range.first);
+        return recorded != nullptr && *recorded;
     });
     std::optional<std::uint64_t> address;
     bool recorded = false;
@@ -69,7 +71,7 @@ std::optional<std::uint64_t> ReplayRun::oracle(const PlacementRequest& request) 
         if (model) address = model->place(request, live, step_);
         recorded = address && sameState && recordedInStep(request, *address);
     }
-    if (address) recordedBase_[*address] = recorded;
+    if (address) recordedBase_.set(*address, recorded);
     return address;
 }
 
@@ -89,8 +91,8 @@ bool ReplayRun::recordedInStep(const PlacementRequest& request, std::uint64_t ad
 
 void ReplayRun::onTie(const BestFitTie& tie) {
     auto modelled = [this](std::uint64_t base) {
-        auto it = recordedBase_.find(base);
-        return it == recordedBase_.end() || !it->second;
+        const bool* recorded = recordedBase_.find(base);
+        return recorded == nullptr || !*recorded;
     };
     // One decision reports each equal candidate in turn (BestFitTie.h): count it once, and as
     // modelled once any of its candidates' segments (or the chosen one's) is.
@@ -195,11 +197,11 @@ std::vector<Event> ReplayRun::restore(const std::vector<SegmentInfo>& segments) 
                     allocator_->recordStream(*address, kReplaySideStream);
                     allocator_->free(*address);
                 }
-                pendingByRecorded_[block.address] = tensor;
+                pendingByRecorded_.set(block.address, tensor);
             } else {
-                liveByRecorded_[block.address] = tensor;
+                liveByRecorded_.set(block.address, tensor);
             }
-            replayAddress_[tensor] = *address;
+            replayAddress_.set(tensor, *address);
         }
     }
     if (exact) {
@@ -210,7 +212,7 @@ std::vector<Event> ReplayRun::restore(const std::vector<SegmentInfo>& segments) 
         });
         allocator_->setOpIndex(firstOp);
         allocator_->restoreSegments(segments);
-        for (const SegmentInfo& segment : segments) recordedBase_[segment.address] = true;  // the snapshot's own
+        for (const SegmentInfo& segment : segments) recordedBase_.set(segment.address, true);  // the snapshot's own
         device_->setAddressOracle([this](const PlacementRequest& request) { return oracle(request); });
     }
     eventCount_ += capture_->events.size();
@@ -318,13 +320,21 @@ std::optional<bool> ReplayRun::inEmptyCacheCall(std::uint32_t stackId) const {
     return false;
 }
 
-StepOutcome ReplayRun::runStep(std::size_t k, bool withEmptyCache) {
-    StepOutcome out;
+void ReplayRun::runStep(std::size_t k, bool withEmptyCache, StepOutcome& out) {
+    out.phases.clear();
+    out.events.clear();
+    out.programOp = 0;
+    out.allocAddress.reset();
+    out.unexpectedOom = false;
+    out.oomMessage.clear();
+    out.oomVanished = false;
+    out.poolGuessed = false;
+    out.notes.clear();
     const TraceStep& step = steps_[k];
     step_ = k;
     segmentAllocUsed_.assign(step.end - step.begin, false);
     emitPhases(step.program == kNoEntry ? step.end : step.program);
-    out.phases = std::exchange(applied_, {});
+    out.phases.swap(applied_);  // applied_ gets the outcome's emptied buffer
     capture_->events.clear();
     emptyCacheThisStep_ = withEmptyCache;
     if (withEmptyCache) {
@@ -361,8 +371,8 @@ StepOutcome ReplayRun::runStep(std::size_t k, bool withEmptyCache) {
                     }
                 }
                 if (address) {
-                    liveByRecorded_[e.address] = id;
-                    replayAddress_[id] = *address;
+                    liveByRecorded_.set(e.address, id);
+                    replayAddress_.set(id, *address);
                     out.allocAddress = address;
                 } else {
                     out.unexpectedOom = true;
@@ -384,16 +394,16 @@ StepOutcome ReplayRun::runStep(std::size_t k, bool withEmptyCache) {
                 break;
             }
             case EventAction::FreeRequested: {
-                auto it = liveByRecorded_.find(e.address);
-                if (it == liveByRecorded_.end()) {
+                const std::uint64_t* live = liveByRecorded_.find(e.address);
+                if (live == nullptr) {
                     out.notes.push_back("trace entry " + std::to_string(std::size_t{step.program}) + ": free of " + hexAddress(e.address) +
                                         ", which the replay does not hold (allocated before recording started, "
                                         "or its allocation failed)");
                     break;
                 }
-                const std::uint64_t tensor = it->second;
+                const std::uint64_t tensor = *live;
                 const std::uint64_t address = replayAddress_.at(tensor);
-                liveByRecorded_.erase(it);
+                liveByRecorded_.erase(e.address);
                 if (step.pendingFree) {
                     push(Op::recordStream(tensor, kReplaySideStream));
                     allocator_->recordStream(address, kReplaySideStream);
@@ -401,24 +411,24 @@ StepOutcome ReplayRun::runStep(std::size_t k, bool withEmptyCache) {
                 out.programOp = push(Op::free(tensor));
                 allocator_->free(address);
                 if (step.pendingFree) {
-                    pendingByRecorded_[e.address] = tensor;
+                    pendingByRecorded_.set(e.address, tensor);
                 } else {
                     replayAddress_.erase(tensor);
                 }
                 break;
             }
             case EventAction::FreeCompleted: {
-                auto it = pendingByRecorded_.find(e.address);
-                if (it == pendingByRecorded_.end()) {
+                const std::uint64_t* pending = pendingByRecorded_.find(e.address);
+                if (pending == nullptr) {
                     out.notes.push_back("trace entry " + std::to_string(std::size_t{step.program}) + ": free_completed of " +
                                         hexAddress(e.address) + " without a pending free");
                     break;
                 }
-                const std::uint64_t tensor = it->second;
+                const std::uint64_t tensor = *pending;
                 out.programOp = push(Op::completePending(tensor));
                 allocator_->completePendingFree(replayAddress_.at(tensor));
                 replayAddress_.erase(tensor);
-                pendingByRecorded_.erase(it);
+                pendingByRecorded_.erase(e.address);
                 break;
             }
             default:
@@ -426,9 +436,7 @@ StepOutcome ReplayRun::runStep(std::size_t k, bool withEmptyCache) {
         }
     }
     eventCount_ += capture_->events.size();
-    out.events = std::move(capture_->events);
-    capture_->events.clear();
-    return out;
+    out.events.swap(capture_->events);  // the capture gets the outcome's emptied buffer
 }
 
 }  // namespace allocscope::alloc

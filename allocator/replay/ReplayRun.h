@@ -15,6 +15,7 @@
 #include "allocator/core/CachingAllocator.h"
 #include "allocator/core/EventSink.h"
 #include "allocator/core/Op.h"
+#include "allocator/core/detail/U64Map.h"
 #include "allocator/device/SimulatedDevice.h"
 #include "allocator/replay/AddressTies.h"
 #include "allocator/replay/PoolRouting.h"
@@ -52,7 +53,14 @@ public:
     ReplayRun(const ReplayRun&) = delete;
     ReplayRun& operator=(const ReplayRun&) = delete;
 
-    StepOutcome runStep(std::size_t k, bool withEmptyCache);
+    // Replays step k into `out`, which it clears first. A caller that passes the same outcome
+    // step after step lets its vectors keep their capacity (no allocation per step).
+    void runStep(std::size_t k, bool withEmptyCache, StepOutcome& out);
+    StepOutcome runStep(std::size_t k, bool withEmptyCache) {
+        StepOutcome out;
+        runStep(k, withEmptyCache, out);
+        return out;
+    }
     // Route recorded allocations to pools (null: everything to the default pools). Not owned.
     void setRouting(PoolRouting* routing) { routing_ = routing; }
     // The trace entry whose pool guess created the live segment at `segment`, if one did.
@@ -112,9 +120,9 @@ private:
     std::size_t step_ = 0;
     std::vector<bool> segmentAllocUsed_;  // per entry of the step (indexed from step begin)
 
-    std::map<std::uint64_t, std::uint64_t> liveByRecorded_;     // recorded address -> tensor id
-    std::map<std::uint64_t, std::uint64_t> pendingByRecorded_;  // freed, completion pending
-    std::map<std::uint64_t, std::uint64_t> replayAddress_;      // tensor id -> replay address
+    detail::U64Map<std::uint64_t> liveByRecorded_;     // recorded address -> tensor id
+    detail::U64Map<std::uint64_t> pendingByRecorded_;  // freed, completion pending
+    detail::U64Map<std::uint64_t> replayAddress_;      // tensor id -> replay address
 
     PoolRouting* routing_ = nullptr;
     std::map<std::uint64_t, std::size_t> guessedSegments_;  // segment base -> entry whose guess made it
@@ -129,7 +137,7 @@ private:
     // Live segment and reservation bases -> whether the recording gave that base (AddressTies.h):
     // the step's recorded answer, while every live range was recorded too. A base missing here
     // was placed by the SimulatedDevice's own policy: modelled.
-    std::map<std::uint64_t, bool> recordedBase_;
+    detail::U64Map<bool> recordedBase_;
     AddressTies ties_;
     std::optional<BestFitTie> lastTie_;  // the decision being reported (one call per candidate)
     bool lastTieModelled_ = false;

@@ -308,6 +308,7 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
         if (!options.onPhase) return;
         for (const AppliedPhase& mark : marks) options.onPhase(mark.opIndex, run->program().labels[mark.label], mark.begin);
     };
+    StepOutcome out;  // one for every step: its buffers keep their capacity
     for (std::size_t k = 0; k < steps.size(); ++k) {
         const TraceStep& step = steps[k];
         stepWalk.at(k);
@@ -327,7 +328,7 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
                 tryBoth = true;
             }
         }
-        StepOutcome out = run->runStep(k, want);
+        run->runStep(k, want, out);
         std::string mismatch = compareStep(expected, k, program, out);
         if (tryBoth && !mismatch.empty()) {
             // Rebuild the state before step k and try the step after an explicit empty_cache().
