@@ -11,7 +11,10 @@ namespace allocscope::alloc {
 HistoryRewind::HistoryRewind(const AllocatorConfig& config)
     : config_(config),
       device_(std::make_unique<SimulatedDevice>(0, 0)),
-      rounding_(std::make_unique<CachingAllocator>(config, *device_)) {}
+      rounding_(std::make_unique<CachingAllocator>(config, *device_)) {
+    // A std::map node of a 32-byte Block (three pointers, a colour, the key) fits an arena slot.
+    static_assert(sizeof(Block) == 32);
+}
 
 HistoryRewind::~HistoryRewind() = default;
 
@@ -19,15 +22,15 @@ std::uint64_t HistoryRewind::roundSize(std::uint64_t size) const { return roundi
 
 bool HistoryRewind::load(const std::vector<SegmentInfo>& finalSegments) {
     for (const SegmentInfo& info : finalSegments) {
-        const Owner owner{info.isExpandable, info.isExpandable ? 0 : info.address, info.stream, info.pool, info.poolId,
-                          info.stackId};
+        const std::uint32_t owner = intern(Owner{info.isExpandable, info.isExpandable ? 0 : info.address, info.stream,
+                                                 info.pool, info.poolId, info.stackId});
         std::uint64_t next = info.address;
         for (const BlockInfo& b : info.blocks) {
             if (b.address != next || b.size == 0 || overlaps(b.address, b.size)) {
                 problem_ = "the final segments are malformed: the blocks of segment " + hexAddress(info.address) + " do not tile it";
                 return false;
             }
-            blocks_[b.address] = Block{b.size, b.requestedSize, b.state, b.stackId, owner};
+            blocks_[b.address] = Block{b.size, b.requestedSize, b.stackId, owner, b.state};
             next += b.size;
         }
         if (next - info.address != info.totalSize || info.totalSize == 0) {
@@ -37,6 +40,13 @@ bool HistoryRewind::load(const std::vector<SegmentInfo>& finalSegments) {
         if (!info.isExpandable) segments_[info.address] = Segment{info.totalSize, owner};
     }
     return true;
+}
+
+std::uint32_t HistoryRewind::intern(const Owner& owner) {
+    const auto key = std::make_tuple(owner.expandable, owner.segment, owner.stream, owner.pool, owner.poolId, owner.stackId);
+    const auto [it, added] = ownerIndex_.emplace(key, static_cast<std::uint32_t>(owners_.size()));
+    if (added) owners_.push_back(owner);
+    return it->second;
 }
 
 bool HistoryRewind::fail(const RecordedEntry& e, const std::string& why) {
@@ -58,7 +68,7 @@ bool HistoryRewind::overlaps(std::uint64_t address, std::uint64_t size) const {
 }
 
 bool HistoryRewind::adjacent(BlockIt a, BlockIt b) const {
-    return a->first + a->second.size == b->first && a->second.owner.same(b->second.owner);
+    return a->first + a->second.size == b->first && sameOwner(a->second.owner, b->second.owner);
 }
 
 HistoryRewind::BlockIt HistoryRewind::carve(BlockIt it, std::uint64_t address, std::uint64_t size) {
@@ -67,20 +77,23 @@ HistoryRewind::BlockIt HistoryRewind::carve(BlockIt it, std::uint64_t address, s
     const Block whole = it->second;
     Block piece = whole;
     piece.requested = 0;  // swallowed again by the merge this undoes: never seen
-    if (address > start) {
-        it->second = piece;
-        it->second.size = address - start;
-    } else {
-        blocks_.erase(it);
-    }
+    // No other block starts inside [start, end): the new pieces go right after `it`, so each
+    // insert is given its place (no tree walk).
+    auto after = std::next(it);
     if (address + size < end) {
-        Block after = piece;
-        after.size = end - (address + size);
-        blocks_[address + size] = after;
+        Block tail = piece;
+        tail.size = end - (address + size);
+        after = blocks_.emplace_hint(after, address + size, tail);
     }
     Block middle = whole;
     middle.size = size;
-    return blocks_.insert_or_assign(address, middle).first;
+    if (address > start) {
+        it->second = piece;
+        it->second.size = address - start;
+        return blocks_.emplace_hint(after, address, middle);
+    }
+    it->second = middle;  // the middle starts the block: it takes over its node
+    return it;
 }
 
 bool HistoryRewind::undo(const RecordedEntry& e) {
@@ -128,7 +141,7 @@ bool HistoryRewind::undoFreeCompleted(const RecordedEntry& e) {
     const std::uint64_t end = it->first + it->second.size;
     if (rounded > end - e.address) return fail(e, "the free block there is too small for it");
     std::uint64_t size = rounded;
-    const Owner& owner = it->second.owner;
+    const Owner& owner = ownerOf(it->second);
     if (!owner.expandable && owner.pool == PoolKind::Large) {
         // should_split(): a large block keeps a tail of at most 1 MiB (an oversize block any tail
         // within max_split_size's rounding), so a free tail that short was part of it.
@@ -158,16 +171,16 @@ bool HistoryRewind::undoSegmentAlloc(const RecordedEntry& e) {
 bool HistoryRewind::undoSegmentFree(const RecordedEntry& e) {
     if (e.size == 0 || overlaps(e.address, e.size)) return fail(e, "the range is in use");
     // Small-pool segments are exactly 2 MiB; large ones never are (reference §1.6).
-    const Owner owner{false, e.address, e.stream, e.size == kSmallBuffer ? PoolKind::Small : PoolKind::Large, PoolId{},
-                      e.stackId};
+    const std::uint32_t owner = intern(Owner{false, e.address, e.stream, e.size == kSmallBuffer ? PoolKind::Small : PoolKind::Large,
+                                             PoolId{}, e.stackId});
     segments_[e.address] = Segment{e.size, owner};
-    blocks_[e.address] = Block{e.size, 0, BlockState::Inactive, 0, owner};
+    blocks_[e.address] = Block{e.size, 0, 0, owner, BlockState::Inactive};
     return true;
 }
 
 bool HistoryRewind::undoSegmentMap(const RecordedEntry& e) {
     auto it = containing(e.address);
-    if (it == blocks_.end() || !it->second.owner.expandable || it->second.state != BlockState::Inactive ||
+    if (it == blocks_.end() || !ownerOf(it->second).expandable || it->second.state != BlockState::Inactive ||
         e.size == 0 || e.size > it->first + it->second.size - e.address) {
         return fail(e, "no free mapped range holds it");
     }
@@ -175,32 +188,32 @@ bool HistoryRewind::undoSegmentMap(const RecordedEntry& e) {
     return true;
 }
 
-HistoryRewind::Owner HistoryRewind::expandableOwnerNear(std::uint64_t address, std::uint64_t size, StreamId stream) const {
+std::uint32_t HistoryRewind::expandableOwnerNear(std::uint64_t address, std::uint64_t size, StreamId stream) {
     // A neighbour of the same stream first, then the nearest expandable block of that stream.
     auto next = blocks_.lower_bound(address);
-    const bool nextFits = next != blocks_.end() && next->second.owner.expandable && next->second.owner.stream == stream;
-    const bool prevFits = next != blocks_.begin() && std::prev(next)->second.owner.expandable &&
-                          std::prev(next)->second.owner.stream == stream;
+    auto fits = [&](const Block& b) { return ownerOf(b).expandable && ownerOf(b).stream == stream; };
+    const bool nextFits = next != blocks_.end() && fits(next->second);
+    const bool prevFits = next != blocks_.begin() && fits(std::prev(next)->second);
     if (prevFits && std::prev(next)->first + std::prev(next)->second.size == address) return std::prev(next)->second.owner;
     if (nextFits && next->first == address + size) return next->second.owner;
     for (auto it = next; it != blocks_.begin();) {
         --it;
-        if (it->second.owner.expandable && it->second.owner.stream == stream) return it->second.owner;
+        if (fits(it->second)) return it->second.owner;
     }
     for (auto it = next; it != blocks_.end(); ++it) {
-        if (it->second.owner.expandable && it->second.owner.stream == stream) return it->second.owner;
+        if (fits(it->second)) return it->second.owner;
     }
     Owner owner;
     owner.expandable = true;
     owner.stream = stream;
     owner.pool = size % config_.largeSegmentSize == 0 ? PoolKind::Large : PoolKind::Small;
-    return owner;
+    return intern(owner);
 }
 
 bool HistoryRewind::undoSegmentUnmap(const RecordedEntry& e) {
     if (e.size == 0 || overlaps(e.address, e.size)) return fail(e, "the range is mapped");
-    auto it = blocks_.insert_or_assign(e.address, Block{e.size, 0, BlockState::Inactive, 0,
-                                                        expandableOwnerNear(e.address, e.size, e.stream)})
+    auto it = blocks_.insert_or_assign(e.address, Block{e.size, 0, 0, expandableOwnerNear(e.address, e.size, e.stream),
+                                                        BlockState::Inactive})
                   .first;
     // unmap_block cut the range out of one free block: join what was left on either side.
     auto next = std::next(it);
@@ -244,8 +257,9 @@ std::vector<SegmentInfo> HistoryRewind::segments() const {
     std::uint64_t previousEnd = 0;
     for (const auto& [address, block] : blocks_) {
         // A new SegmentInfo per segment, and per contiguous run of an expandable reservation.
-        const bool continues = previous != nullptr && previousEnd == address && previous->owner.same(block.owner);
-        if (!continues) out.push_back(start(block.owner.expandable ? address : block.owner.segment, block.owner));
+        const Owner& owner = ownerOf(block);
+        const bool continues = previous != nullptr && previousEnd == address && sameOwner(previous->owner, block.owner);
+        if (!continues) out.push_back(start(owner.expandable ? address : owner.segment, owner));
         add(out.back(), address, block);
         previous = &block;
         previousEnd = address + block.size;

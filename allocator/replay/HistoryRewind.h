@@ -23,10 +23,12 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "allocator/config/AllocatorConfig.h"
 #include "allocator/core/SegmentInfo.h"
+#include "allocator/core/detail/NodeArena.h"
 #include "allocator/replay/RecordedTrace.h"
 
 namespace allocscope::alloc {
@@ -68,18 +70,29 @@ private:
                    poolId == o.poolId;
         }
     };
+    // Blocks name their owner by index (owners_): a block is 32 bytes and its map node fits the
+    // node arena, because the rewind splits and merges blocks on every entry of a big trace.
     struct Block {
         std::uint64_t size = 0;
         std::uint64_t requested = 0;
-        BlockState state = BlockState::Inactive;
         std::uint32_t stackId = 0;
-        Owner owner;
+        std::uint32_t owner = 0;  // owners_[owner]
+        BlockState state = BlockState::Inactive;
     };
     struct Segment {
         std::uint64_t size = 0;
-        Owner owner;
+        std::uint32_t owner = 0;
     };
-    using BlockIt = std::map<std::uint64_t, Block>::iterator;
+    using BlockMap = std::map<std::uint64_t, Block, std::less<std::uint64_t>,
+                              detail::ArenaAllocator<std::pair<const std::uint64_t, Block>>>;
+    using SegmentMap = std::map<std::uint64_t, Segment, std::less<std::uint64_t>,
+                                detail::ArenaAllocator<std::pair<const std::uint64_t, Segment>>>;
+    using BlockIt = BlockMap::iterator;
+
+    // The index of `owner` in owners_, added the first time it is seen (stack included).
+    std::uint32_t intern(const Owner& owner);
+    const Owner& ownerOf(const Block& block) const { return owners_[block.owner]; }
+    bool sameOwner(std::uint32_t a, std::uint32_t b) const { return a == b || owners_[a].same(owners_[b]); }
 
     bool fail(const RecordedEntry& entry, const std::string& why);
     BlockIt containing(std::uint64_t address);
@@ -88,7 +101,8 @@ private:
     std::uint64_t roundSize(std::uint64_t size) const;
     // Cuts [address, address + size) out of the free block `it`: the pieces either side stay free.
     BlockIt carve(BlockIt it, std::uint64_t address, std::uint64_t size);
-    Owner expandableOwnerNear(std::uint64_t address, std::uint64_t size, StreamId stream) const;
+    // The owner (owners_ index) of an unmapped range coming back: a neighbour's reservation first.
+    std::uint32_t expandableOwnerNear(std::uint64_t address, std::uint64_t size, StreamId stream);
 
     bool undoAlloc(const RecordedEntry& e);
     bool undoFreeRequested(const RecordedEntry& e);
@@ -101,8 +115,11 @@ private:
     AllocatorConfig config_;
     std::unique_ptr<SimulatedDevice> device_;
     std::unique_ptr<CachingAllocator> rounding_;  // its round_size(), nothing else
-    std::map<std::uint64_t, Block> blocks_;      // every mapped block, by address
-    std::map<std::uint64_t, Segment> segments_;  // non-expandable segments, by address
+    std::vector<Owner> owners_;
+    std::map<std::tuple<bool, std::uint64_t, StreamId, PoolKind, PoolId, std::uint32_t>, std::uint32_t> ownerIndex_;
+    detail::NodeArena arena_;                                             // the maps' nodes (declared first)
+    BlockMap blocks_{BlockMap::allocator_type(&arena_)};                  // every mapped block, by address
+    SegmentMap segments_{SegmentMap::allocator_type(&arena_)};            // non-expandable segments, by address
     std::string problem_;
 };
 
