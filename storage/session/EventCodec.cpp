@@ -1,37 +1,65 @@
 #include "storage/session/EventCodec.h"
 
+#include <vector>
+
 #include "storage/session/ByteCodec.h"
 
 namespace allocscope::storage {
 
+namespace {
+
+// The most bytes one event takes: the pool marker, the head byte, seven varints and two for a
+// private pool (a 64-bit varint is at most 10 bytes).
+constexpr std::size_t kMaxEventBytes = 2 + 9 * 10;
+
+// The same LEB128 and zigzag as ByteWriter, written through a pointer: the recorder's writer
+// encodes every event of a big import, and a string's push_back per byte cost twice as much.
+std::uint8_t* putVarint(std::uint8_t* p, std::uint64_t value) {
+    while (value >= 0x80) {
+        *p++ = static_cast<std::uint8_t>((value & 0x7f) | 0x80);
+        value >>= 7;
+    }
+    *p++ = static_cast<std::uint8_t>(value);
+    return p;
+}
+std::uint8_t* putSvarint(std::uint8_t* p, std::int64_t value) {
+    return putVarint(p, (static_cast<std::uint64_t>(value) << 1) ^ static_cast<std::uint64_t>(value >> 63));
+}
+
+}  // namespace
+
 void EventCodec::encode(const alloc::Event* events, std::size_t count, std::string& out) {
-    ByteWriter w;
-    w.bytes().reserve(count * 14);
+    // A scratch buffer for the worst case that stays with the thread (growing a string to it
+    // would zero-fill 92 bytes per event on every call), then one copy of what was written.
+    thread_local std::vector<std::uint8_t> scratch;
+    if (scratch.size() < count * kMaxEventBytes) scratch.resize(count * kMaxEventBytes);
+    std::uint8_t* const begin = scratch.data();
+    std::uint8_t* p = begin;
     std::uint64_t prevOp = 0;
     std::uint64_t prevAddress = 0;
     std::uint64_t prevStream = 0;
     for (std::size_t i = 0; i < count; ++i) {
         const alloc::Event& e = events[i];
         const bool privatePool = !e.poolId.isDefault();
-        if (privatePool) w.byte(kPoolMarker);
-        w.byte(static_cast<std::uint8_t>(static_cast<unsigned>(e.action) | (static_cast<unsigned>(e.cause) << 4) |
-                                         (e.pool == alloc::PoolKind::Small ? 0x80u : 0u)));
-        w.varint(e.opIndex - prevOp);
-        w.svarint(static_cast<std::int64_t>(e.address - prevAddress));
-        w.varint(e.size);
-        w.svarint(static_cast<std::int64_t>(e.roundedSize - e.size));
-        w.svarint(static_cast<std::int64_t>(e.stream - prevStream));
-        w.svarint(static_cast<std::int64_t>(e.address - e.segment));
-        w.varint(e.stackId);
+        if (privatePool) *p++ = kPoolMarker;
+        *p++ = static_cast<std::uint8_t>(static_cast<unsigned>(e.action) | (static_cast<unsigned>(e.cause) << 4) |
+                                         (e.pool == alloc::PoolKind::Small ? 0x80u : 0u));
+        p = putVarint(p, e.opIndex - prevOp);
+        p = putSvarint(p, static_cast<std::int64_t>(e.address - prevAddress));
+        p = putVarint(p, e.size);
+        p = putSvarint(p, static_cast<std::int64_t>(e.roundedSize - e.size));
+        p = putSvarint(p, static_cast<std::int64_t>(e.stream - prevStream));
+        p = putSvarint(p, static_cast<std::int64_t>(e.address - e.segment));
+        p = putVarint(p, e.stackId);
         if (privatePool) {
-            w.varint(e.poolId.first);
-            w.varint(e.poolId.second);
+            p = putVarint(p, e.poolId.first);
+            p = putVarint(p, e.poolId.second);
         }
         prevOp = e.opIndex;
         prevAddress = e.address;
         prevStream = e.stream;
     }
-    out = std::move(w.bytes());
+    out.assign(reinterpret_cast<const char*>(begin), static_cast<std::size_t>(p - begin));
 }
 
 void EventCodec::decode(std::string_view blob, std::uint64_t firstSeq, std::size_t count, std::vector<alloc::Event>& out) {

@@ -8,6 +8,13 @@ namespace allocscope::storage {
 
 namespace {
 
+// std::lround for 0 <= x < 2^52 (halves away from zero), without the library call that cost as
+// much as the rest of the raster: subtracting the integer part of a double is exact there.
+long roundNonNegative(double x) {
+    const auto whole = static_cast<long>(x);
+    return x - static_cast<double>(whole) >= 0.5 ? whole + 1 : whole;
+}
+
 void append(HeatmapSample& out, std::uint64_t start, std::uint64_t end, HeatShare state, bool expandable) {
     if (end <= start) return;
     if (!out.intervals.empty()) {
@@ -141,7 +148,7 @@ HeatmapGrid HeatmapRaster::rasterize(const std::vector<HeatmapSample>& samples, 
             long previous = 0;
             for (std::size_t s = 0; s < bytes.size(); ++s) {
                 sum += bytes[s][r];
-                const long upTo = std::lround(std::min(255.0, sum / rowBytes * 255.0));
+                const long upTo = roundNonNegative(std::min(255.0, sum / rowBytes * 255.0));
                 grid.shares[s][c * rowCount + r] = static_cast<std::uint8_t>(std::max(0L, upTo - previous));
                 previous = std::max(previous, upTo);
             }

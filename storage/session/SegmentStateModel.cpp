@@ -94,6 +94,11 @@ SegmentStateModel::BlockIt SegmentStateModel::putBlock(std::uint64_t address, co
     return it;
 }
 
+SegmentStateModel::BlockIt SegmentStateModel::putBlock(BlockIt hint, std::uint64_t address, const ModelBlock& block) {
+    touchBlock(address);
+    return blocks_.insert_or_assign(hint, address, block);
+}
+
 void SegmentStateModel::eraseBlock(BlockIt it) {
     touchBlock(it->first);
     blocks_.erase(it);
@@ -183,10 +188,11 @@ bool SegmentStateModel::carve(const alloc::Event& e) {
     const ModelBlock found = it->second;
     const bool wasSplit = hasPrev(it) || hasNext(it);
     const std::uint64_t remaining = found.size - e.roundedSize;
+    // The remainder goes right after the block, which keeps its node (hinted: no tree walk).
     if (remaining > 0) {
         ModelBlock rest = found;
         rest.size = remaining;
-        putBlock(e.address + e.roundedSize, rest);
+        putBlock(std::next(it), e.address + e.roundedSize, rest);
     }
     ModelBlock block = found;
     block.size = e.roundedSize;
@@ -194,7 +200,7 @@ bool SegmentStateModel::carve(const alloc::Event& e) {
     block.stackId = e.stackId;
     block.state = BlockState::ActiveAllocated;
     block.allocSeq = e.seq + 1;
-    putBlock(e.address, block);
+    putBlock(it, e.address, block);
     ++live_;
     const alloc::PoolKind pool = found.pool;
     if (!found.expandable) {
@@ -265,9 +271,10 @@ bool SegmentStateModel::freeCompleted(const alloc::Event& e) {
         --netCount;
         netBytes -= s64(prev->second.size);
         eraseBlock(it);
+        it = prev;  // the merged block takes over the previous block's node
     }
     block.state = BlockState::Inactive;
-    it = putBlock(start, block);
+    it = putBlock(it, start, block);
     --live_;
     if (!block.expandable) {
         if (hasPrev(it) || hasNext(it)) {

@@ -96,6 +96,9 @@ private:
     void touchGap(std::uint64_t address);
     void setGap(std::uint64_t address, std::uint64_t requested);
     BlockIt putBlock(std::uint64_t address, const ModelBlock& block);
+    // The same where the caller knows the place: `hint` is the block at `address`, or the one
+    // that will follow it (std::map's hinted insert: no tree walk).
+    BlockIt putBlock(BlockIt hint, std::uint64_t address, const ModelBlock& block);
     void eraseBlock(BlockIt it);
     bool oversize(std::uint64_t size) const { return size >= maxSplit_; }
 

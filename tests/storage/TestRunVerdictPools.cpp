@@ -20,6 +20,7 @@
 #include "allocator/workloads/WorkloadRegistry.h"
 #include "storage/formats/PickleWriter.h"
 #include "storage/import/TraceImport.h"
+#include "storage/session/ByteCodec.h"
 #include "storage/session/EventCodec.h"
 #include "storage/session/HeatmapQuery.h"
 #include "storage/session/ProgramRecording.h"
@@ -232,6 +233,67 @@ private slots:
         QVERIFY(decoded[0].poolId == (alloc::PoolId{0, 7}));
         QVERIFY(decoded[1].poolId.isDefault());
         QCOMPARE(decoded[1].seq, std::uint64_t{11});
+    }
+
+    // The encoder writes through a pointer into a buffer sized for the worst case; its bytes
+    // must be ByteWriter's (the session format) for every width of every field, the largest
+    // values and backward deltas included, and decode back to the same events.
+    void eventCodecMatchesByteWriterAtEveryWidth() {
+        std::vector<alloc::Event> events;
+        const std::uint64_t values[] = {0, 1, 0x7f, 0x80, 0x3fff, 0x4000, 1ull << 35, (1ull << 63) - 1, 1ull << 63, ~0ull};
+        std::uint64_t op = 0;
+        for (const std::uint64_t v : values) {
+            alloc::Event e;
+            e.action = alloc::EventAction::FreeCompleted;
+            e.cause = alloc::EventCause::EmptyCache;
+            e.pool = alloc::PoolKind::Small;
+            e.opIndex = op += v / 3;  // op indices only grow
+            e.address = v;
+            e.size = ~v;
+            e.roundedSize = v;
+            e.stream = v ^ 0x5555;
+            e.segment = v / 2;
+            e.stackId = static_cast<std::uint32_t>(v);
+            if (v % 2 == 1) e.poolId = {v, ~v};
+            events.push_back(e);
+        }
+        storage::ByteWriter w;
+        std::uint64_t prevOp = 0, prevAddress = 0, prevStream = 0;
+        for (const alloc::Event& e : events) {
+            const bool privatePool = !e.poolId.isDefault();
+            if (privatePool) w.byte(storage::EventCodec::kPoolMarker);
+            w.byte(static_cast<std::uint8_t>(static_cast<unsigned>(e.action) | (static_cast<unsigned>(e.cause) << 4) | 0x80u));
+            w.varint(e.opIndex - prevOp);
+            w.svarint(static_cast<std::int64_t>(e.address - prevAddress));
+            w.varint(e.size);
+            w.svarint(static_cast<std::int64_t>(e.roundedSize - e.size));
+            w.svarint(static_cast<std::int64_t>(e.stream - prevStream));
+            w.svarint(static_cast<std::int64_t>(e.address - e.segment));
+            w.varint(e.stackId);
+            if (privatePool) {
+                w.varint(e.poolId.first);
+                w.varint(e.poolId.second);
+            }
+            prevOp = e.opIndex;
+            prevAddress = e.address;
+            prevStream = e.stream;
+        }
+        std::string blob;
+        storage::EventCodec::encode(events.data(), events.size(), blob);
+        QCOMPARE(blob.size(), w.bytes().size());
+        QVERIFY(blob == w.bytes());
+        std::vector<alloc::Event> decoded;
+        storage::EventCodec::decode(blob, 0, events.size(), decoded);
+        QCOMPARE(decoded.size(), events.size());
+        for (std::size_t i = 0; i < events.size(); ++i) {
+            alloc::Event expected = events[i];
+            expected.seq = i;
+            QVERIFY2(decoded[i].address == expected.address && decoded[i].size == expected.size &&
+                         decoded[i].roundedSize == expected.roundedSize && decoded[i].stream == expected.stream &&
+                         decoded[i].segment == expected.segment && decoded[i].opIndex == expected.opIndex &&
+                         decoded[i].stackId == expected.stackId && decoded[i].poolId == expected.poolId,
+                     qPrintable(QString("event %1 differs after a round trip").arg(i)));
+        }
     }
 
     // Keyframes keep each segment's pool (older keyframes, without the flag, read as default).

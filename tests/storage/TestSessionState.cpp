@@ -5,6 +5,7 @@
 #include <random>
 
 #include "StorageTestSupport.h"
+#include "storage/session/HeatmapRaster.h"
 #include "storage/session/SessionError.h"
 #include "storage/session/SessionReader.h"
 #include "storage/session/StateCursor.h"
@@ -120,6 +121,31 @@ private slots:
             threw = std::string(e.what()).find("no run 99") != std::string::npos;
         }
         QVERIFY(threw);
+    }
+
+    // A heatmap cell's shares are rounded cumulatively, halves away from zero (std::lround):
+    // one row of 510 bytes, so that a byte is exactly half a step of 255.
+    void heatmapSharesRoundHalvesUp() {
+        storage::HeatmapSample sample;
+        sample.seq = 7;
+        const std::uint64_t base = 0x100000;
+        // Shares add up in HeatShare order: Requested, RoundingWaste, Inactive, PendingFree.
+        sample.intervals = {{base, base + 1, storage::HeatShare::Requested, false},         // 0.5 -> 1
+                            {base + 1, base + 3, storage::HeatShare::RoundingWaste, false},  // 1.5 -> 2: 1 more
+                            {base + 3, base + 4, storage::HeatShare::PendingFree, false},    // 510 bytes: 255
+                            {base + 4, base + 510, storage::HeatShare::Inactive, false}};    // 509 bytes: 254.5 -> 255
+        const storage::HeatmapGrid grid = storage::HeatmapRaster::rasterize({sample}, 1);
+        QCOMPARE(grid.rows, 1);
+        QCOMPARE(grid.axisBytes, std::uint64_t{510});
+        QCOMPARE(int(grid.plane(storage::HeatShare::Requested)[0]), 1);
+        QCOMPARE(int(grid.plane(storage::HeatShare::RoundingWaste)[0]), 1);
+        QCOMPARE(int(grid.plane(storage::HeatShare::Inactive)[0]), 253);
+        QCOMPARE(int(grid.plane(storage::HeatShare::PendingFree)[0]), 0);  // nothing left after 255
+        // Just below a half rounds down: 1 byte of 511 is 0.499 of a step.
+        storage::HeatmapSample below = sample;
+        below.intervals.back().end = base + 511;
+        const storage::HeatmapGrid under = storage::HeatmapRaster::rasterize({below}, 1);
+        QCOMPARE(int(under.plane(storage::HeatShare::Requested)[0]), 0);
     }
 };
 
