@@ -20,7 +20,7 @@ SessionRecorder::SessionRecorder(SessionWriter& writer, const RunInfo& info, con
         ctx.afterCommit.push_back([id, run] { id->set_value(run); });
     });
     if (options_.waitForRun) runNumber();
-    lastWatched_ = watched(initial);
+    lastStats_ = initial;
     batch_.events.reserve(options_.batchEvents);
 }
 
@@ -56,50 +56,39 @@ namespace {
 
 // Values that only move by events in one direction unless a reset or an event-less counter
 // changed them: peaks and accumulated totals never decrease; the retry and sync counters have
-// no event at all. Visited in one fixed order (SessionRecorder::kWatched values), by watched()
-// and by syncStats(), which must not build an array after every replay step.
-template <typename Visit>
-void visitWatched(const alloc::DeviceStats& s, Visit&& visit) {
-    for (const alloc::StatArray* array : {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes,
-                                           &s.reserved_bytes, &s.active_bytes, &s.inactive_split_bytes, &s.requested_bytes}) {
-        for (const alloc::Stat& stat : *array) {
-            visit(stat.peak);
-            visit(stat.allocated);
-        }
-    }
-    visit(s.oversize_allocations.peak);
-    visit(s.oversize_allocations.allocated);
-    visit(s.oversize_segments.peak);
-    visit(s.oversize_segments.allocated);
-    visit(s.num_alloc_retries);
-    visit(s.num_sync_all_streams);
-    visit(s.num_ooms);
-    visit(s.num_device_alloc);
-    visit(s.num_device_free);
+// no event at all. A stat that went down since the last step means a reset. The differences
+// are OR-ed together and their sign read once at the end: no value is negative, so no difference
+// overflows, and a sum of ORs vectorises where 58 comparisons did not.
+std::int64_t downBits(const alloc::Stat& now, const alloc::Stat& before) {
+    return (now.peak - before.peak) | (now.allocated - before.allocated);
 }
 
 }  // namespace
 
-std::array<std::int64_t, SessionRecorder::kWatched> SessionRecorder::watched(const alloc::DeviceStats& s) {
-    std::array<std::int64_t, kWatched> out{};
-    std::size_t i = 0;
-    visitWatched(s, [&](std::int64_t value) { out[i++] = value; });
-    return out;
-}
-
 void SessionRecorder::syncStats(const alloc::DeviceStats& stats, bool force) {
-    // Called after every replay step (millions in a big import): compare and remember in one pass.
+    // Called after every replay step (millions in a big import): plain comparisons with the
+    // last step's copy, no branch per value, then one copy.
+    const alloc::DeviceStats& last = lastStats_;
     bool fixup = force || restoredSinceSync_;
     restoredSinceSync_ = false;
-    constexpr std::size_t kEventless = kWatched - 5;  // retries and syncs: any change
-    std::size_t i = 0;
-    visitWatched(stats, [&](std::int64_t value) {
-        std::int64_t& last = lastWatched_[i];
-        fixup |= (i == kEventless || i == kEventless + 1) ? value != last : value < last;
-        last = value;
-        ++i;
-    });
-    if (!fixup) return;
+    using Array = alloc::StatArray alloc::DeviceStats::*;
+    static constexpr Array kArrays[] = {&alloc::DeviceStats::allocation,      &alloc::DeviceStats::segment,
+                                        &alloc::DeviceStats::active,          &alloc::DeviceStats::inactive_split,
+                                        &alloc::DeviceStats::allocated_bytes, &alloc::DeviceStats::reserved_bytes,
+                                        &alloc::DeviceStats::active_bytes,    &alloc::DeviceStats::inactive_split_bytes,
+                                        &alloc::DeviceStats::requested_bytes};
+    std::int64_t down = 0;
+    for (const Array array : kArrays) {
+        for (std::size_t i = 0; i < (stats.*array).size(); ++i) down |= downBits((stats.*array)[i], (last.*array)[i]);
+    }
+    down |= downBits(stats.oversize_allocations, last.oversize_allocations);
+    down |= downBits(stats.oversize_segments, last.oversize_segments);
+    down |= (stats.num_ooms - last.num_ooms) | (stats.num_device_alloc - last.num_device_alloc) |
+            (stats.num_device_free - last.num_device_free);
+    const bool changed = down < 0 || stats.num_alloc_retries != last.num_alloc_retries ||
+                         stats.num_sync_all_streams != last.num_sync_all_streams;
+    lastStats_ = stats;
+    if (!fixup && !changed) return;
     if (!batch_.fixups.empty() && batch_.fixups.back().first == count_) batch_.fixups.back().second = stats;
     else batch_.fixups.emplace_back(count_, stats);
 }

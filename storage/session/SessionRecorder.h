@@ -74,8 +74,6 @@ public:
     void interrupt(const alloc::StackTable* stacks = nullptr);
 
 private:
-    static constexpr std::size_t kWatched = 9 * 3 * 2 + 4 + 5;
-    static std::array<std::int64_t, kWatched> watched(const alloc::DeviceStats& stats);
     void flush();
 
     SessionWriter& writer_;
@@ -85,7 +83,7 @@ private:
     mutable int runNumber_ = 0;
     std::uint64_t count_ = 0;
     RecordBatch batch_;
-    std::array<std::int64_t, kWatched> lastWatched_{};
+    alloc::DeviceStats lastStats_;  // as syncStats last saw them
     bool finished_ = false;
     std::optional<HistoryStart> historyStart_;
     std::optional<RunVerdict> verdict_;
