@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "tests/gpu/DriverEntry.h"
+
 namespace allocscope::gpu {
 
 namespace {
@@ -77,24 +79,11 @@ void RaceStreams::release() {
     for (int i = 1; i <= 2; ++i) check(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(handles_[i])), "cudaStreamSynchronize");
 }
 
-// Driver entry points (ABI 12.0), fetched through the runtime: libcuda is never linked. The
-// runtime's handles are the driver's (cudaStream_t is CUstream, cudaEvent_t is CUevent).
+// Driver entry points (DriverEntry.h).
 using WriteValue32 = CUresult (*)(CUstream stream, CUdeviceptr address, cuuint32_t value, unsigned int flags);
 using WriteValue64 = CUresult (*)(CUstream stream, CUdeviceptr address, cuuint64_t value, unsigned int flags);
 using EventRecord = CUresult (*)(CUevent event, CUstream stream);
 using EventQuery = CUresult (*)(CUevent event);
-
-template <typename Fn>
-Fn driverEntry(const char* symbol) {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-    if (cudaGetDriverEntryPointByVersion(symbol, &fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
-        found != cudaDriverEntryPointSuccess) {
-        cudaGetLastError();
-        return nullptr;
-    }
-    return reinterpret_cast<Fn>(fn);
-}
 
 // A free waiting for its use stream: an event, or the sequence number the stream will write.
 struct Waiting {

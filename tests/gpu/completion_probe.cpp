@@ -1,7 +1,7 @@
 // What each way of marking "the stream got here" costs the host per call, and what each way of
 // asking costs per poll: the two halves of learning that a use stream passed a free (the race's
 // two_stream, tests/gpu/RaceStreams.h). Standalone (the CUDA runtime only; driver entry points
-// are fetched through it, libcuda is never linked):
+// are fetched through it (DriverEntry.h), libcuda is never linked):
 //
 //   g++ -O2 -std=c++20 -I$CUDA_HOME/include tests/gpu/completion_probe.cpp -L$CUDA_HOME/lib64 -lcudart -o probe
 //   ./probe [calls]
@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "DriverEntry.h"
+
 namespace {
 
 void check(cudaError_t status, const char* what) {
@@ -29,18 +31,6 @@ void check(cudaError_t status, const char* what) {
         std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(status));
         std::exit(1);
     }
-}
-
-template <typename Fn>
-Fn entry(const char* symbol) {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-    if (cudaGetDriverEntryPointByVersion(symbol, &fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
-        found != cudaDriverEntryPointSuccess) {
-        cudaGetLastError();
-        return nullptr;
-    }
-    return reinterpret_cast<Fn>(fn);
 }
 
 using WriteValue32 = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
@@ -114,12 +104,12 @@ int main(int argc, char** argv) {
     cudaStream_t stream = nullptr;
     check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
 
-    auto write32 = entry<WriteValue32>("cuStreamWriteValue32");
-    auto batch = entry<BatchMemOp>("cuStreamBatchMemOp");
-    auto eventRecord = entry<EventRecord>("cuEventRecord");
-    auto eventQuery = entry<EventQuery>("cuEventQuery");
-    auto memset32 = entry<MemsetD32Async>("cuMemsetD32Async");
-    auto streamQuery = entry<StreamQuery>("cuStreamQuery");
+    auto write32 = allocscope::gpu::driverEntry<WriteValue32>("cuStreamWriteValue32");
+    auto batch = allocscope::gpu::driverEntry<BatchMemOp>("cuStreamBatchMemOp");
+    auto eventRecord = allocscope::gpu::driverEntry<EventRecord>("cuEventRecord");
+    auto eventQuery = allocscope::gpu::driverEntry<EventQuery>("cuEventQuery");
+    auto memset32 = allocscope::gpu::driverEntry<MemsetD32Async>("cuMemsetD32Async");
+    auto streamQuery = allocscope::gpu::driverEntry<StreamQuery>("cuStreamQuery");
 
     void* mapped = nullptr;
     check(cudaHostAlloc(&mapped, 4096, cudaHostAllocMapped), "cudaHostAlloc");
