@@ -321,15 +321,7 @@ std::optional<bool> ReplayRun::inEmptyCacheCall(std::uint32_t stackId) const {
 }
 
 void ReplayRun::runStep(std::size_t k, bool withEmptyCache, StepOutcome& out) {
-    out.phases.clear();
-    out.events.clear();
-    out.programOp = 0;
-    out.allocAddress.reset();
-    out.unexpectedOom = false;
-    out.oomMessage.clear();
-    out.oomVanished = false;
-    out.poolGuessed = false;
-    out.notes.clear();
+    out.clear();
     const TraceStep& step = steps_[k];
     step_ = k;
     segmentAllocUsed_.assign(step.end - step.begin, false);

@@ -44,6 +44,19 @@ struct StepOutcome {
     bool oomVanished = false;                   // a recorded oom's attempt succeeded
     bool poolGuessed = false;                   // the alloc's pool was guessed (PoolRouting rule 3)
     std::vector<std::string> notes;
+
+    // Back to an empty outcome, keeping the vectors' capacity (ReplayRun::runStep reuses one).
+    void clear() {
+        phases.clear();
+        events.clear();
+        programOp = 0;
+        allocAddress.reset();
+        unexpectedOom = false;
+        oomMessage.clear();
+        oomVanished = false;
+        poolGuessed = false;
+        notes.clear();
+    }
 };
 
 class ReplayRun {

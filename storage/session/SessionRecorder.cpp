@@ -57,8 +57,8 @@ namespace {
 // Values that only move by events in one direction unless a reset or an event-less counter
 // changed them: peaks and accumulated totals never decrease; the retry and sync counters have
 // no event at all. A stat that went down since the last step means a reset. The differences
-// are OR-ed together and their sign read once at the end: no value is negative, so no difference
-// overflows, and a sum of ORs vectorises where 58 comparisons did not.
+// are OR-ed together and their sign read once at the end (no value is negative, so no difference
+// overflows): a subtraction and an OR per value, where a comparison each took a branch or a set.
 std::int64_t downBits(const alloc::Stat& now, const alloc::Stat& before) {
     return (now.peak - before.peak) | (now.allocated - before.allocated);
 }
@@ -108,28 +108,20 @@ void SessionRecorder::flush() {
     });
 }
 
-void SessionRecorder::finish(const alloc::StackTable* stacks, const std::string& divergence) {
-    flush();
-    finished_ = true;
-    std::shared_ptr<alloc::StackTable> copy = stacks != nullptr ? std::make_shared<alloc::StackTable>(*stacks) : nullptr;
-    writer_.submit([builder = builder_, copy, divergence, start = historyStart_, verdict = verdict_, rank = rank_](SessionWriter::Context& ctx) {
-        if (start) HistoryStartTable::write(ctx.db, builder->runId(), *start);
-        if (verdict) RunVerdictTable::write(ctx.db, builder->runId(), *verdict);
-        if (rank) RunRankTable::write(ctx.db, builder->runId(), *rank);
-        builder->finish(ctx.db, copy.get(), divergence, true);
-    });
-    writer_.flush();
-}
+void SessionRecorder::finish(const alloc::StackTable* stacks, const std::string& divergence) { end(stacks, divergence, true); }
 
-void SessionRecorder::interrupt(const alloc::StackTable* stacks) {
+void SessionRecorder::interrupt(const alloc::StackTable* stacks) { end(stacks, {}, false); }
+
+void SessionRecorder::end(const alloc::StackTable* stacks, const std::string& divergence, bool complete) {
     flush();
     finished_ = true;
     std::shared_ptr<alloc::StackTable> copy = stacks != nullptr ? std::make_shared<alloc::StackTable>(*stacks) : nullptr;
-    writer_.submit([builder = builder_, copy, start = historyStart_, verdict = verdict_, rank = rank_](SessionWriter::Context& ctx) {
+    writer_.submit([builder = builder_, copy, divergence, complete, start = historyStart_, verdict = verdict_,
+                    rank = rank_](SessionWriter::Context& ctx) {
         if (start) HistoryStartTable::write(ctx.db, builder->runId(), *start);
         if (verdict) RunVerdictTable::write(ctx.db, builder->runId(), *verdict);
         if (rank) RunRankTable::write(ctx.db, builder->runId(), *rank);
-        builder->finish(ctx.db, copy.get(), {}, false);
+        builder->finish(ctx.db, copy.get(), divergence, complete);
     });
     writer_.flush();
 }

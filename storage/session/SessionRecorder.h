@@ -75,6 +75,8 @@ public:
 
 private:
     void flush();
+    // finish() and interrupt(): the last batch, then the run's end in one transaction.
+    void end(const alloc::StackTable* stacks, const std::string& divergence, bool complete);
 
     SessionWriter& writer_;
     RecorderOptions options_;
