@@ -8,14 +8,23 @@
 namespace allocscope::formats {
 namespace {
 
-constexpr uint8_t kFrame = 0x95;
 constexpr uint8_t kMemoize = 0x94;
 constexpr uint8_t kShortBinUnicode = 0x8c;
 constexpr uint8_t kLong1 = 0x8a;
 constexpr size_t kKnownTexts = 8;
 
 // LONG1's operand of n <= 8 bytes: little-endian two's complement, as the generic read takes it.
-void twosComplement(const unsigned char* p, size_t n, uint64_t& bits, bool& negative) {
+// `wide`: 8 bytes may be read at p (the file goes on), so one load and a shift do it.
+void twosComplement(const unsigned char* p, size_t n, uint64_t& bits, bool& negative, bool wide) {
+    if (wide && n > 0 && std::endian::native == std::endian::little) {
+        uint64_t v = 0;
+        std::memcpy(&v, p, 8);
+        const unsigned drop = static_cast<unsigned>(64 - 8 * n);  // the bytes past the operand
+        const auto value = static_cast<int64_t>(v << drop) >> drop;  // arithmetic: the sign fills
+        bits = static_cast<uint64_t>(value);
+        negative = value < 0;
+        return;
+    }
     bits = 0;
     negative = n > 0 && (p[n - 1] & 0x80) != 0;
     const uint64_t fill = negative ? 0xFF : 0x00;
@@ -30,11 +39,11 @@ bool ascii(const unsigned char* p, size_t n) {
 
 }  // namespace
 
-bool EntryBatchDecoder::next(uint8_t& op) {
+bool EntryBatchDecoder::nextAfterFrames(uint8_t& op) {
     while (true) {
         if (p_ == end_) return false;
         op = *p_++;
-        if (op != kFrame) return true;
+        if (op != kFrameOp) return true;
         // FRAME: a framing hint whose declared frame must exist (else the generic read says so).
         if (!has(8)) return false;
         const uint64_t n = le(8);
@@ -68,7 +77,7 @@ bool EntryBatchDecoder::memoSlot(int64_t& index) {
 
 void EntryBatchDecoder::set(int64_t index, PyRef ref) {
     if (index < 0) return;
-    *memo_.slot(static_cast<uint64_t>(index)) = ref;
+    memo_.setAppended(static_cast<uint64_t>(index), ref);  // memoSlot() appended it
     // A value made in this batch is a memo root of the next compaction, as in the generic read.
     if (ref >= older_) memoTouched_.push_back(static_cast<uint64_t>(index));
 }
@@ -128,15 +137,28 @@ bool EntryBatchDecoder::list(uint64_t opOffset, PyRef& out) {
     items_.clear();
     uint8_t op = 0;
     if (!peek(op)) return false;
+    const unsigned char* marked = nullptr;  // after a MARK, when the list's bytes had no FRAME
+    KnownBytes* known = nullptr;
     if (op == '(') {  // MARK GET ... APPENDS
         ++p_;
+        known = bytesSlot();
+        if (known != nullptr && readsAs(*known)) {
+            p_ += known->bytes.size();
+            out = known->ref;
+            set(slot, out);
+            return true;
+        }
+        marked = p_;
+        size_t plain = 1;  // the bytes of the GETs and the APPENDS
         while (true) {
             if (!next(op)) return false;
             if (op == 'e') break;
             PyRef item = 0;
             if ((op != 'h' && op != 'j') || !get(op == 'h' ? 1 : 4, item) || item >= older_) return false;
             items_.push_back(item);
+            plain += op == 'h' ? 2 : 5;
         }
+        if (static_cast<size_t>(p_ - marked) != plain) marked = nullptr;  // a FRAME stood between
     } else if (op == 'h' || op == 'j') {  // one item: GET APPEND, or this GET is the next key
         const unsigned char* at = p_;
         ++p_;
@@ -154,9 +176,27 @@ bool EntryBatchDecoder::list(uint64_t opOffset, PyRef& out) {
     if (out == TreeCompactor::kDropped) {
         out = tree_.addContainer(PyKind::List, opOffset);
         tree_.append(out, PyItems(items_));
+    } else if (marked != nullptr && known != nullptr) {
+        known->bytes.assign(marked, p_);
+        known->ref = out;
+        known->rewrites = memo_.rewrites();
+        known->older = older_;
     }
     set(slot, out);
     return true;
+}
+
+EntryBatchDecoder::KnownBytes* EntryBatchDecoder::bytesSlot() {
+    if (!has(8)) return nullptr;
+    uint64_t first = 0;
+    std::memcpy(&first, p_, 8);
+    return &knownBytes_[(first * 0x9E3779B97F4A7C15ull) >> 58];  // 64 slots
+}
+
+bool EntryBatchDecoder::readsAs(const KnownBytes& known) const {
+    const std::vector<unsigned char>& bytes = known.bytes;
+    return known.ref != TreeCompactor::kDropped && known.rewrites == memo_.rewrites() && known.older == older_ &&
+           has(bytes.size()) && std::memcmp(p_, bytes.data(), bytes.size()) == 0;
 }
 
 bool EntryBatchDecoder::value(PyRef& ref, uint64_t& bits, bool& negative) {
@@ -185,7 +225,7 @@ bool EntryBatchDecoder::value(PyRef& ref, uint64_t& bits, bool& negative) {
         if (!has(1)) return false;
         const size_t n = static_cast<size_t>(le(1));
         if (n > 8 || !has(n)) return false;
-        twosComplement(p_, n, bits, negative);
+        twosComplement(p_, n, bits, negative, has(8));
         p_ += n;
         return true;
     }
@@ -261,7 +301,7 @@ const unsigned char* EntryBatchDecoder::decode(const unsigned char* p, const uns
                 field.value = DecodedEntries::kInlineInt;
                 const size_t n = p_[1];
                 p_ += 2;
-                twosComplement(p_, n, field.bits, field.negative);
+                twosComplement(p_, n, field.bits, field.negative, has(8));
                 p_ += n;
             } else {
                 ok = value(field.value, field.bits, field.negative);

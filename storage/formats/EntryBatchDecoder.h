@@ -80,8 +80,17 @@ private:
         if (k < kKeySlots) keys_[k] = KnownKey{index, out};
         return true;
     }
-    // The next opcode (FRAMEs, checked as the generic read checks them, are passed over).
-    bool next(uint8_t& op);
+    // The next opcode (FRAMEs, checked as the generic read checks them, are passed over). Inline
+    // for the usual case: it is asked for every opcode of every entry.
+    bool next(uint8_t& op) {
+        if (p_ != end_ && *p_ != kFrameOp) {
+            op = *p_++;
+            return true;
+        }
+        return nextAfterFrames(op);
+    }
+    bool nextAfterFrames(uint8_t& op);
+    static constexpr uint8_t kFrameOp = 0x95;
     bool peek(uint8_t& op) {
         if (!next(op)) return false;
         --p_;
@@ -125,6 +134,22 @@ private:
         PyRef ref = TreeCompactor::kDropped;
     };
     std::array<KnownList, 64> knownLists_;
+    // MARK GET ... APPENDS lists that keptList() found kept, by their bytes (no FRAME among them),
+    // in a small table indexed by their first eight. Entries repeat the same GETs of the same
+    // frame dicts: while no memo value changed (PickleMemo::rewrites: appends only, so each GET
+    // reads what it read then) and no compaction moved the tree (olderNodes), the same bytes read
+    // the same items, all older than the batch, and so the same kept list; the bytes are compared
+    // instead of the list being read item by item.
+    struct KnownBytes {
+        std::vector<unsigned char> bytes;  // after the MARK, through the APPENDS
+        PyRef ref = TreeCompactor::kDropped;
+        uint64_t rewrites = 0;
+        size_t older = 0;
+    };
+    std::array<KnownBytes, 64> knownBytes_;
+    KnownBytes* bytesSlot();  // knownBytes_'s slot for the list at p_; null when under 8 bytes are left
+    // The bytes at p_ (just after a list's MARK) are those of `known` and would read the same.
+    bool readsAs(const KnownBytes& known) const;
     static constexpr size_t kKeySlots = 16;
     struct KnownKey {
         uint64_t index = ~uint64_t{0};

@@ -16,7 +16,7 @@ void PickleMemo::useColdBytes(ColdBytes& store) {
     cold_ = store_->data();
 }
 
-void PickleMemo::append(PyRef ref) {
+void PickleMemo::appendInNewChunk(PyRef ref) {
     const uint64_t chunk = dense_ >> kChunkBits;
     if (chunk == chunks_.size()) {
         chunks_.emplace_back();
@@ -34,6 +34,7 @@ void PickleMemo::append(PyRef ref) {
 }
 
 void PickleMemo::put(uint64_t index, PyRef ref) {
+    if (index != dense_ || !sparse_.empty()) ++rewrites_;
     if (index < dense_) {
         writable(index) = ref;
         return;
@@ -59,6 +60,7 @@ bool PickleMemo::getSparse(uint64_t index, PyRef& out) const {
 }
 
 PyRef* PickleMemo::slot(uint64_t index) {
+    ++rewrites_;  // the caller may write through the pointer
     if (index < dense_) return &writable(index);
     auto it = sparse_.find(index);
     return it == sparse_.end() ? nullptr : &it->second;

@@ -67,10 +67,28 @@ public:
     // put that only appends (index == count(), nothing sparse), and the memo cut back to `count`
     // slots, which undoes such appends.
     bool appends(uint64_t index) const { return sparse_.empty() && index == dense_; }
-    void append(PyRef ref);
-    void cutBack(uint64_t count) {
-        if (sparse_.empty() && count < dense_) dense_ = count;
+    void append(PyRef ref) {
+        // Inline for the usual case, a slot in the newest chunk (two or three a trace entry).
+        const uint64_t chunk = dense_ >> kChunkBits;
+        if (chunk + 1 == chunks_.size() && chunks_[chunk].cells) {
+            chunks_[chunk].cells[dense_++ & kChunkMask] = ref;
+            return;
+        }
+        appendInNewChunk(ref);
     }
+    void cutBack(uint64_t count) {
+        if (sparse_.empty() && count < dense_) {
+            dense_ = count;
+            ++rewrites_;  // the cut slots are appended again with other values
+        }
+    }
+    // Stores the value of a slot the same reader appended (as a placeholder) since its last
+    // cutBack: not a rewrite, since no value of that slot was ever read (rewrites()).
+    void setAppended(uint64_t index, PyRef ref) { writable(index) = ref; }
+    // How many times a stored value may have changed: put() over an index, slot() (a compaction
+    // moving values), cutBack(). While it stays the same, a get() of an index that succeeded
+    // gives the same value again (EntryBatchDecoder remembers reads by it).
+    uint64_t rewrites() const { return rewrites_; }
 
     // Bytes the dense slots take, in memory or in the store (tests and benchmarks: how well
     // freezing works).
@@ -111,6 +129,7 @@ private:
     }
     // The slot, in a thawed chunk (a frozen one is thawed first).
     PyRef& writable(uint64_t index);
+    void appendInNewChunk(PyRef ref);  // append() past the newest chunk (or into a frozen one)
     void freeze(Chunk& chunk);
     void thaw(Chunk& chunk) const;
     bool getSparse(uint64_t index, PyRef& out) const;
@@ -120,6 +139,7 @@ private:
     const uint8_t* cold_ = nullptr;  // store_->data(), taken again after each append to it
     std::vector<Chunk> chunks_;
     uint64_t dense_ = 0;  // slots [0, dense_) are stored
+    uint64_t rewrites_ = 0;
     std::unordered_map<uint64_t, PyRef> sparse_;
     std::vector<std::size_t> thawed_;  // chunks thawed since the last chunk was started
 };

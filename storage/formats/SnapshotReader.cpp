@@ -129,6 +129,7 @@ public:
         if (sharedByText_.size() > firstText) sharedByText_.resize(firstText);
         if (framesByRef_.size() > firstRef) framesByRef_.resize(firstRef);
         if (keyByRef_.size() > firstRef) keyByRef_.resize(firstRef);
+        lastKeys_.clear();
         // Only lists remembered since the last forget() can hold such handles: the older ones
         // survived it, so all their handles are below its firstRef, and firstRef never decreases.
         for (const std::vector<PyRef>& key : recentKeys_) {
@@ -306,6 +307,12 @@ private:
     };
     std::vector<KnownFrames> framesByRef_;  // framesIfValid()'s, by the list's handle
     std::vector<uint8_t> keyByRef_;         // keyOfRef()'s, by the key's handle
+    // decodedEntry()'s: the last entry's keys and where each known key was among them (kNotAt:
+    // not there). Entries repeat their keys in one order, so the next entry's keys are compared
+    // with these rather than each looked up again.
+    static constexpr size_t kNotAt = std::numeric_limits<size_t>::max();
+    std::vector<PyRef> lastKeys_;
+    std::array<size_t, kKeyCount> lastAt_{};
 };
 
 FrameList Converter::frames(PyRef ref, const Path& path) {
@@ -483,14 +490,22 @@ TraceEntry Converter::traceEntry(PyRef ref, const Path& path) {
 
 bool Converter::decodedEntry(std::span<const DecodedField> pairs, TraceEntry& e) {
     // The fields traceEntry() reads, found as fields() finds them (the last pair of a key wins).
+    static constexpr Key kRead[] = {kAction, kAddr, kDeviceFree, kSize, kStream, kTimeUs, kFrames, kCompileContext, kUserMetadata, kPoolId};
     std::array<const DecodedField*, kKeyCount> at;
-    for (const Key k : {kAction, kAddr, kDeviceFree, kSize, kStream, kTimeUs, kFrames, kCompileContext, kUserMetadata, kPoolId}) {
-        at[k] = nullptr;
-    }
-    for (const DecodedField& pair : pairs) {
-        const uint8_t k = keyOfRef(pair.key);
-        if (k == kNotStr) return false;
-        if (k != kUnknownKey) at[k] = &pair;
+    bool sameKeys = pairs.size() == lastKeys_.size();
+    for (size_t i = 0; sameKeys && i < pairs.size(); ++i) sameKeys = pairs[i].key == lastKeys_[i];
+    if (sameKeys) {
+        for (const Key k : kRead) at[k] = lastAt_[k] == kNotAt ? nullptr : &pairs[lastAt_[k]];
+    } else {
+        for (const Key k : kRead) at[k] = nullptr;
+        for (const DecodedField& pair : pairs) {
+            const uint8_t k = keyOfRef(pair.key);
+            if (k == kNotStr) return false;
+            if (k != kUnknownKey) at[k] = &pair;
+        }
+        lastKeys_.clear();
+        for (const DecodedField& pair : pairs) lastKeys_.push_back(pair.key);
+        for (const Key k : kRead) lastAt_[k] = at[k] == nullptr ? kNotAt : static_cast<size_t>(at[k] - pairs.data());
     }
     const auto isStr = [&](const DecodedField* f) { return f->value != DecodedEntries::kInlineInt && t_.kind(f->value) == PyKind::Str; };
     // An int's bits and sign, wherever it is held; false for any other value.
