@@ -476,8 +476,8 @@ private slots:
         QVERIFY2(diff.empty(), diff.c_str());
     }
 
-    // The fast path reads a frames list whose bytes are the last one's as that list again, without
-    // its GETs (EntryBatchDecoder::sameAsLastList). A put between two batches over the memo slot
+    // The fast path reads a frames list whose bytes equal a kept list's as that list again, without
+    // its GETs (EntryBatchDecoder::readsAs, knownBytes_). A put between two batches over the memo slot
     // of a shared frame dict (no Python pickler does it; a hand-made file may) changes what the
     // same bytes mean: the entries after it carry the other frame, as in the whole read. The put
     // makes no new value, so no compaction or tree growth tells the fast path of it.
