@@ -54,10 +54,28 @@ bool HistoryRewind::fail(const RecordedEntry& e, const std::string& why) {
     return false;
 }
 
+HistoryRewind::BlockIt HistoryRewind::find(std::uint64_t address) {
+    Recent& recent = recent_[slotOf(address)];
+    if (recent.address == address) return recent.it;
+    const auto it = blocks_.find(address);
+    if (it != blocks_.end()) recent = Recent{address, it};
+    return it;
+}
+
+void HistoryRewind::erase(BlockIt it) {
+    Recent& recent = recent_[slotOf(it->first)];
+    if (recent.address == it->first) recent.address = kNoAddress;
+    blocks_.erase(it);
+}
+
 HistoryRewind::BlockIt HistoryRewind::containing(std::uint64_t address) {
+    // A block recently found or made there holds it; otherwise one walk finds whichever does.
+    const Recent& recent = recent_[slotOf(address)];
+    if (recent.address == address) return recent.it;
     auto it = blocks_.upper_bound(address);
     if (it == blocks_.begin()) return blocks_.end();
     --it;
+    if (it->first == address) remember(it);
     return address - it->first < it->second.size ? it : blocks_.end();
 }
 
@@ -90,7 +108,9 @@ HistoryRewind::BlockIt HistoryRewind::carve(BlockIt it, std::uint64_t address, s
     if (address > start) {
         it->second = piece;
         it->second.size = address - start;
-        return blocks_.emplace_hint(after, address, middle);
+        const auto made = blocks_.emplace_hint(after, address, middle);
+        remember(made);
+        return made;
     }
     it->second = middle;  // the middle starts the block: it takes over its node
     return it;
@@ -112,7 +132,7 @@ bool HistoryRewind::undo(const RecordedEntry& e) {
 }
 
 bool HistoryRewind::undoAlloc(const RecordedEntry& e) {
-    auto it = blocks_.find(e.address);
+    auto it = find(e.address);
     if (it == blocks_.end() || it->second.state != BlockState::ActiveAllocated) return fail(e, "no allocated block there");
     it->second.state = BlockState::Inactive;
     auto next = std::next(it);
@@ -120,13 +140,13 @@ bool HistoryRewind::undoAlloc(const RecordedEntry& e) {
         // The remainder alloc_found_block split off: the free block it was cut from.
         it->second.size += next->second.size;
         it->second.requested = next->second.requested;
-        blocks_.erase(next);
+        erase(next);
     }
     return true;
 }
 
 bool HistoryRewind::undoFreeRequested(const RecordedEntry& e) {
-    auto it = blocks_.find(e.address);
+    auto it = find(e.address);
     if (it == blocks_.end() || it->second.state != BlockState::ActivePendingFree) {
         return fail(e, "no block pending free there");
     }
@@ -158,12 +178,12 @@ bool HistoryRewind::undoFreeCompleted(const RecordedEntry& e) {
 
 bool HistoryRewind::undoSegmentAlloc(const RecordedEntry& e) {
     auto seg = segments_.find(e.address);
-    auto it = blocks_.find(e.address);
+    auto it = find(e.address);
     if (seg == segments_.end() || seg->second.size != e.size || it == blocks_.end() || it->second.size != e.size ||
         it->second.state != BlockState::Inactive) {
         return fail(e, "no whole free segment there");
     }
-    blocks_.erase(it);
+    erase(it);
     segments_.erase(seg);
     return true;
 }
@@ -184,7 +204,7 @@ bool HistoryRewind::undoSegmentMap(const RecordedEntry& e) {
         e.size == 0 || e.size > it->first + it->second.size - e.address) {
         return fail(e, "no free mapped range holds it");
     }
-    blocks_.erase(carve(it, e.address, e.size));
+    erase(carve(it, e.address, e.size));
     return true;
 }
 
@@ -219,14 +239,14 @@ bool HistoryRewind::undoSegmentUnmap(const RecordedEntry& e) {
     auto next = std::next(it);
     if (next != blocks_.end() && adjacent(it, next) && next->second.state == BlockState::Inactive) {
         it->second.size += next->second.size;
-        blocks_.erase(next);
+        erase(next);
     }
     if (it != blocks_.begin()) {
         auto prev = std::prev(it);
         if (adjacent(prev, it) && prev->second.state == BlockState::Inactive) {
             prev->second.size += it->second.size;
             prev->second.requested = 0;
-            blocks_.erase(it);
+            erase(it);
         }
     }
     return true;
