@@ -87,20 +87,38 @@ void SegmentStateModel::setGap(std::uint64_t address, std::uint64_t requested) {
     else gaps_[address] = requested;
 }
 
+SegmentStateModel::BlockIt SegmentStateModel::find(std::uint64_t address) {
+    RecentBlocks::Slot& slot = recent_.at(address);
+    if (slot.address == address) return slot.it;
+    const auto it = blocks_.find(address);
+    if (it != blocks_.end()) slot = RecentBlocks::Slot{address, it};
+    return it;
+}
+
 SegmentStateModel::BlockIt SegmentStateModel::putBlock(std::uint64_t address, const ModelBlock& block) {
     touchBlock(address);
     auto [it, inserted] = blocks_.insert_or_assign(address, block);
     (void)inserted;
+    recent_.at(address) = RecentBlocks::Slot{address, it};
     return it;
 }
 
 SegmentStateModel::BlockIt SegmentStateModel::putBlock(BlockIt hint, std::uint64_t address, const ModelBlock& block) {
     touchBlock(address);
-    return blocks_.insert_or_assign(hint, address, block);
+    const auto it = blocks_.insert_or_assign(hint, address, block);
+    recent_.at(address) = RecentBlocks::Slot{address, it};
+    return it;
+}
+
+void SegmentStateModel::assignBlock(BlockIt it, const ModelBlock& block) {
+    touchBlock(it->first);
+    it->second = block;
 }
 
 void SegmentStateModel::eraseBlock(BlockIt it) {
     touchBlock(it->first);
+    RecentBlocks::Slot& slot = recent_.at(it->first);
+    if (slot.address == it->first) slot.address = RecentBlocks::kNone;
     blocks_.erase(it);
 }
 
@@ -132,6 +150,7 @@ bool SegmentStateModel::apply(const alloc::Event& e, Journal* journal) {
 }
 
 void SegmentStateModel::undo(const Journal& journal) {
+    recent_.clear();  // blocks are erased below without eraseBlock()
     for (const auto& [address, before] : journal.blocks) {
         const auto it = blocks_.find(address);
         if (it != blocks_.end() && it->second.state != BlockState::Inactive) --live_;
@@ -179,7 +198,7 @@ SegmentStateModel::BlockIt SegmentStateModel::splitForRestored(std::uint64_t add
 // alloc_found_block (reference §3.3): the allocation takes the low part of the free block that
 // starts at its address; the rest stays a free block with the old block's stale fields.
 bool SegmentStateModel::carve(const alloc::Event& e) {
-    auto it = blocks_.find(e.address);
+    auto it = find(e.address);
     if (it == blocks_.end() && e.cause == alloc::EventCause::Restored) it = splitForRestored(e.address);
     if (it == blocks_.end() || it->second.state != BlockState::Inactive || it->second.size < e.roundedSize ||
         e.roundedSize == 0) {
@@ -200,7 +219,7 @@ bool SegmentStateModel::carve(const alloc::Event& e) {
     block.stackId = e.stackId;
     block.state = BlockState::ActiveAllocated;
     block.allocSeq = e.seq + 1;
-    putBlock(it, e.address, block);
+    assignBlock(it, block);
     ++live_;
     const alloc::PoolKind pool = found.pool;
     if (!found.expandable) {
@@ -226,7 +245,7 @@ bool SegmentStateModel::carve(const alloc::Event& e) {
 }
 
 bool SegmentStateModel::freeRequested(const alloc::Event& e) {
-    auto it = blocks_.find(e.address);
+    auto it = find(e.address);
     if (it == blocks_.end() || it->second.state != BlockState::ActiveAllocated) return false;
     touchBlock(e.address);
     it->second.state = BlockState::ActivePendingFree;
@@ -240,19 +259,18 @@ bool SegmentStateModel::freeRequested(const alloc::Event& e) {
 // free_block + try_merge_blocks (reference §3.4, §18.1): merge with inactive neighbours of the
 // same segment (for expandable ones: adjacent mapped blocks), one net inactive_split update.
 bool SegmentStateModel::freeCompleted(const alloc::Event& e) {
-    auto it = blocks_.find(e.address);
+    auto it = find(e.address);
     if (it == blocks_.end() || it->second.state == BlockState::Inactive) return false;
     if (it->second.state == BlockState::ActiveAllocated) {
         // A free_completed without its free_requested: do the immediate part too.
         alloc::Event requested = e;
         requested.action = EventAction::FreeRequested;
         freeRequested(requested);
-        it = blocks_.find(e.address);
+        it = find(e.address);
         ++anomalies_;
     }
     ModelBlock block = it->second;
     const std::uint64_t originalSize = block.size;
-    std::uint64_t start = it->first;
     std::int64_t netCount = 0;
     std::int64_t netBytes = 0;
     const bool mergePrev = hasPrev(it) && std::prev(it)->second.state == BlockState::Inactive;
@@ -266,7 +284,6 @@ bool SegmentStateModel::freeCompleted(const alloc::Event& e) {
     }
     if (mergePrev) {
         auto prev = std::prev(it);
-        start = prev->first;
         block.size += prev->second.size;
         --netCount;
         netBytes -= s64(prev->second.size);
@@ -274,7 +291,7 @@ bool SegmentStateModel::freeCompleted(const alloc::Event& e) {
         it = prev;  // the merged block takes over the previous block's node
     }
     block.state = BlockState::Inactive;
-    it = putBlock(it, start, block);
+    assignBlock(it, block);
     --live_;
     if (!block.expandable) {
         if (hasPrev(it) || hasNext(it)) {

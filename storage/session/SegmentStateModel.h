@@ -13,6 +13,7 @@
 // Counters that no event reveals (num_alloc_retries, num_sync_all_streams, peak and
 // accumulated resets) come from stats fixups: the recorder stores the allocator's own stats
 // whenever they diverge from what the events imply, and replays call setStats().
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -81,7 +82,10 @@ public:
     std::size_t segmentCount() const;
 
     // Keyframe (de)serialisation lives in StateCodec; it fills these directly.
-    std::map<std::uint64_t, ModelBlock>& mutableBlocks() { return blocks_; }
+    std::map<std::uint64_t, ModelBlock>& mutableBlocks() {
+        recent_.clear();  // the caller may erase any block
+        return blocks_;
+    }
     std::map<std::uint64_t, ModelSegment>& mutableSegments() { return segments_; }
     const std::map<std::uint64_t, std::uint64_t>& gaps() const { return gaps_; }
     std::map<std::uint64_t, std::uint64_t>& mutableGaps() { return gaps_; }
@@ -89,6 +93,36 @@ public:
 
 private:
     using BlockIt = std::map<std::uint64_t, ModelBlock>::iterator;
+    // Blocks recently put, by address: an allocation's free_requested and free_completed find
+    // the block its alloc carved (and an alloc often the remainder a recent one left) without a
+    // walk down blocks_, which a recording pays for on every event. A slot names a live node:
+    // map iterators survive inserts, and every erase clears the erased block's slot. A copy
+    // (or move) of the model starts empty, since the slots would name the other model's nodes.
+    struct RecentBlocks {
+        static constexpr unsigned kBits = 8;
+        static constexpr std::uint64_t kNone = ~std::uint64_t{0};
+        struct Slot {
+            std::uint64_t address = kNone;
+            BlockIt it;
+        };
+        std::array<Slot, std::size_t{1} << kBits> table{};
+        RecentBlocks() = default;
+        RecentBlocks(const RecentBlocks&) {}
+        RecentBlocks& operator=(const RecentBlocks&) {
+            clear();
+            return *this;
+        }
+        static std::size_t slotOf(std::uint64_t address) {
+            // Blocks start on 512-byte boundaries; a multiplicative hash spreads neighbours apart.
+            return static_cast<std::size_t>(((address >> 9) * 0x9E3779B97F4A7C15ull) >> (64 - kBits));
+        }
+        Slot& at(std::uint64_t address) { return table[slotOf(address)]; }
+        void clear() {
+            for (Slot& slot : table) slot.address = kNone;
+        }
+    };
+    // The block that starts at `address` (blocks_.end() if none).
+    BlockIt find(std::uint64_t address);
     bool hasPrev(BlockIt it) const;
     bool hasNext(BlockIt it) const;
     void touchBlock(std::uint64_t address);
@@ -99,6 +133,8 @@ private:
     // The same where the caller knows the place: `hint` is the block at `address`, or the one
     // that will follow it (std::map's hinted insert: no tree walk).
     BlockIt putBlock(BlockIt hint, std::uint64_t address, const ModelBlock& block);
+    // A new value for the block `it` (its address unchanged): no search, and the node stays.
+    void assignBlock(BlockIt it, const ModelBlock& block);
     void eraseBlock(BlockIt it);
     bool oversize(std::uint64_t size) const { return size >= maxSplit_; }
 
@@ -112,6 +148,7 @@ private:
     bool segmentUnmap(const alloc::Event& e);
 
     std::map<std::uint64_t, ModelBlock> blocks_;
+    RecentBlocks recent_;
     std::map<std::uint64_t, ModelSegment> segments_;
     // Unmapped ranges of expandable reservations, by start: the stale requested size that the
     // allocator's unmapped block object carries into the next mapping (absent = 0).

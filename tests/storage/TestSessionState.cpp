@@ -6,6 +6,7 @@
 
 #include "StorageTestSupport.h"
 #include "storage/session/HeatmapRaster.h"
+#include "storage/session/SegmentStateModel.h"
 #include "storage/session/SessionError.h"
 #include "storage/session/SessionReader.h"
 #include "storage/session/StateCursor.h"
@@ -92,10 +93,71 @@ private:
         }
     }
 
+    // A small-pool event for SegmentStateModel (segment events: size == roundedSize).
+    static alloc::Event modelEvent(std::uint64_t seq, alloc::EventAction action, std::uint64_t address, std::uint64_t size) {
+        alloc::Event e;
+        e.seq = seq;
+        e.action = action;
+        e.address = address;
+        e.size = size;
+        e.roundedSize = size;
+        e.segment = 0x7f0000000000;
+        e.pool = alloc::PoolKind::Small;
+        return e;
+    }
+
 private slots:
     void stateMatchesAllocatorDefaultConfig() { checkConfig("default", 30000, 1000, 11); }
     void stateMatchesAllocatorMaxSplitAndGc() { checkConfig("split", 20000, 300, 12); }
     void stateMatchesAllocatorExpandable() { checkConfig("expandable", 20000, 300, 13); }
+
+    // The model finds blocks by address through a table of recently put ones
+    // (SegmentStateModel::find). A block that a merge erased must not be found there again: an
+    // event that names its address is refused like any event that does not fit the layout.
+    void blockMergedAwayIsNotFoundAgain() {
+        storage::SegmentStateModel model;
+        std::uint64_t seq = 0;
+        const std::uint64_t seg = 0x7f0000000000;
+        QVERIFY(model.apply(modelEvent(seq++, alloc::EventAction::SegmentAlloc, seg, 2 * alloc::kMiB)));
+        QVERIFY(model.apply(modelEvent(seq++, alloc::EventAction::Alloc, seg, 512)));
+        QVERIFY(model.apply(modelEvent(seq++, alloc::EventAction::Alloc, seg + 512, 512)));
+        QVERIFY(model.blocks().count(seg + 1024) == 1);  // the free remainder
+        // Freeing the second block merges the remainder into it: the node at seg + 1024 goes.
+        QVERIFY(model.apply(modelEvent(seq++, alloc::EventAction::FreeRequested, seg + 512, 512)));
+        QVERIFY(model.apply(modelEvent(seq++, alloc::EventAction::FreeCompleted, seg + 512, 512)));
+        QCOMPARE(model.blocks().count(seg + 1024), std::size_t{0});
+        QCOMPARE(model.blocks().at(seg + 512).size, 2 * alloc::kMiB - 512);
+        const std::uint64_t anomalies = model.anomalies();
+        QVERIFY(!model.apply(modelEvent(seq++, alloc::EventAction::FreeRequested, seg + 1024, 512)));
+        QVERIFY(!model.apply(modelEvent(seq++, alloc::EventAction::FreeCompleted, seg + 1024, 512)));
+        QCOMPARE(model.anomalies(), anomalies + 2);
+        QCOMPARE(model.liveBlocks(), std::size_t{1});
+        // The address can hold a block again once one is carved there.
+        QVERIFY(model.apply(modelEvent(seq++, alloc::EventAction::Alloc, seg + 512, 512)));
+        QVERIFY(model.apply(modelEvent(seq++, alloc::EventAction::Alloc, seg + 1024, 1024)));
+        QCOMPARE(model.blocks().at(seg + 1024).state, alloc::BlockState::ActiveAllocated);
+        QCOMPARE(model.liveBlocks(), std::size_t{3});
+    }
+
+    // A copy of a model (a cursor's, a heatmap query's) changes only itself.
+    void copiedModelChangesOnlyItself() {
+        storage::SegmentStateModel model;
+        std::uint64_t seq = 0;
+        const std::uint64_t seg = 0x7f0000000000;
+        QVERIFY(model.apply(modelEvent(seq++, alloc::EventAction::SegmentAlloc, seg, 2 * alloc::kMiB)));
+        QVERIFY(model.apply(modelEvent(seq++, alloc::EventAction::Alloc, seg, 512)));
+        storage::SegmentStateModel copy = model;
+        QVERIFY(copy.apply(modelEvent(seq, alloc::EventAction::FreeRequested, seg, 512)));
+        QCOMPARE(copy.blocks().at(seg).state, alloc::BlockState::ActivePendingFree);
+        QCOMPARE(model.blocks().at(seg).state, alloc::BlockState::ActiveAllocated);
+        storage::SegmentStateModel assigned;
+        assigned = model;
+        QVERIFY(assigned.apply(modelEvent(seq, alloc::EventAction::FreeRequested, seg, 512)));
+        QCOMPARE(assigned.blocks().at(seg).state, alloc::BlockState::ActivePendingFree);
+        QCOMPARE(model.blocks().at(seg).state, alloc::BlockState::ActiveAllocated);
+        QVERIFY(model.apply(modelEvent(seq, alloc::EventAction::FreeRequested, seg, 512)));
+        QCOMPARE(model.blocks().at(seg).state, alloc::BlockState::ActivePendingFree);
+    }
 
     void eventPastTheEndIsAnError() {
         QTemporaryDir dir;
