@@ -89,7 +89,11 @@ std::uint32_t TraceBuilder::Stacks::intern(const formats::FrameList& frames) {
 }
 
 TraceBuilder::Device& TraceBuilder::device(std::int64_t device) {
+    // Every entry asks, nearly always for the device the last one asked for (map nodes stay put).
+    if (lastDevice_ != nullptr && lastDeviceIndex_ == device) return *lastDevice_;
     auto [it, added] = devices_.try_emplace(device);
+    lastDevice_ = &it->second;
+    lastDeviceIndex_ = device;
     if (added) {
         it->second.trace.device = device;
         it->second.stacks = std::make_unique<Stacks>(it->second.trace.stacks);
@@ -229,6 +233,7 @@ std::vector<RecordedTrace> TraceBuilder::finish(const formats::Snapshot& rest) {
         traces.push_back(std::move(trace));
     }
     devices_.clear();
+    lastDevice_ = nullptr;
     return traces;
 }
 

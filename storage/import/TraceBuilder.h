@@ -24,6 +24,11 @@ namespace allocscope::storage {
 
 class TraceBuilder final : public formats::SnapshotEntrySink {
 public:
+    TraceBuilder() = default;
+    // Not copied or moved: lastDevice_ points into devices_.
+    TraceBuilder(const TraceBuilder&) = delete;
+    TraceBuilder& operator=(const TraceBuilder&) = delete;
+
     // Bad input (an unknown action, an entry without the address its action needs) throws
     // formats::FormatError located at "device_traces[D][I]".
     void onEntry(std::size_t device, std::size_t index, const formats::TraceEntry& entry) override;
@@ -83,6 +88,8 @@ private:
     KnownAction lastClassified_;
 
     std::map<std::int64_t, Device> devices_;
+    Device* lastDevice_ = nullptr;  // device()'s last answer, for lastDeviceIndex_
+    std::int64_t lastDeviceIndex_ = 0;
     std::unique_ptr<SpilledColdBytes> memo_;
     std::size_t expected_ = 0;
     std::string lastMetadata_;
