@@ -11,7 +11,8 @@ namespace allocscope::storage {
 SessionRecorder::SessionRecorder(SessionWriter& writer, const RunInfo& info, const alloc::DeviceStats& initial,
                                  RecorderOptions options)
     : writer_(writer), options_(std::move(options)),
-      builder_(std::make_shared<RunBuilder>(initial, options_.keyframeInterval)) {
+      builder_(std::make_shared<RunBuilder>(initial, options_.keyframeInterval)),
+      watch_(initial) {
     if (options_.batchEvents == 0) options_.batchEvents = 4096;
     auto id = std::make_shared<std::promise<std::int64_t>>();
     runId_ = id->get_future();
@@ -20,7 +21,6 @@ SessionRecorder::SessionRecorder(SessionWriter& writer, const RunInfo& info, con
         ctx.afterCommit.push_back([id, run] { id->set_value(run); });
     });
     if (options_.waitForRun) runNumber();
-    lastStats_ = initial;
     batch_.events.reserve(options_.batchEvents);
 }
 
@@ -52,42 +52,12 @@ void SessionRecorder::onEvent(const alloc::Event& event) {
     if (batch_.events.size() >= options_.batchEvents) flush();
 }
 
-namespace {
-
-// Values that only move by events in one direction unless a reset or an event-less counter
-// changed them: peaks and accumulated totals never decrease; the retry and sync counters have
-// no event at all. A stat that went down since the last step means a reset. The differences
-// are OR-ed together and their sign read once at the end (no value is negative, so no difference
-// overflows): a subtraction and an OR per value, where a comparison each took a branch or a set.
-std::int64_t downBits(const alloc::Stat& now, const alloc::Stat& before) {
-    return (now.peak - before.peak) | (now.allocated - before.allocated);
-}
-
-}  // namespace
-
 void SessionRecorder::syncStats(const alloc::DeviceStats& stats, bool force) {
-    // Called after every replay step (millions in a big import): plain comparisons with the
-    // last step's copy, no branch per value, then one copy.
-    const alloc::DeviceStats& last = lastStats_;
-    bool fixup = force || restoredSinceSync_;
+    // Called after every replay step (millions in a big import): StatsWatch compares only what
+    // events cannot explain.
+    const bool fixup = force || restoredSinceSync_;
     restoredSinceSync_ = false;
-    using Array = alloc::StatArray alloc::DeviceStats::*;
-    static constexpr Array kArrays[] = {&alloc::DeviceStats::allocation,      &alloc::DeviceStats::segment,
-                                        &alloc::DeviceStats::active,          &alloc::DeviceStats::inactive_split,
-                                        &alloc::DeviceStats::allocated_bytes, &alloc::DeviceStats::reserved_bytes,
-                                        &alloc::DeviceStats::active_bytes,    &alloc::DeviceStats::inactive_split_bytes,
-                                        &alloc::DeviceStats::requested_bytes};
-    std::int64_t down = 0;
-    for (const Array array : kArrays) {
-        for (std::size_t i = 0; i < (stats.*array).size(); ++i) down |= downBits((stats.*array)[i], (last.*array)[i]);
-    }
-    down |= downBits(stats.oversize_allocations, last.oversize_allocations);
-    down |= downBits(stats.oversize_segments, last.oversize_segments);
-    down |= (stats.num_ooms - last.num_ooms) | (stats.num_device_alloc - last.num_device_alloc) |
-            (stats.num_device_free - last.num_device_free);
-    const bool changed = down < 0 || stats.num_alloc_retries != last.num_alloc_retries ||
-                         stats.num_sync_all_streams != last.num_sync_all_streams;
-    lastStats_ = stats;
+    const bool changed = watch_.moved(stats);
     if (!fixup && !changed) return;
     if (!batch_.fixups.empty() && batch_.fixups.back().first == count_) batch_.fixups.back().second = stats;
     else batch_.fixups.emplace_back(count_, stats);

@@ -22,6 +22,7 @@
 #include "storage/session/RunBuilder.h"
 #include "storage/session/SessionTypes.h"
 #include "storage/session/SessionWriter.h"
+#include "storage/session/StatsWatch.h"
 
 namespace allocscope::storage {
 
@@ -85,7 +86,7 @@ private:
     mutable int runNumber_ = 0;
     std::uint64_t count_ = 0;
     RecordBatch batch_;
-    alloc::DeviceStats lastStats_;  // as syncStats last saw them
+    StatsWatch watch_;  // the statistics as syncStats last saw them
     bool finished_ = false;
     std::optional<HistoryStart> historyStart_;
     std::optional<RunVerdict> verdict_;
