@@ -93,29 +93,29 @@ std::string compareStepByPosition(Expected& expected, const TraceStep& step, con
 // What differs between the replayed step and the expected recording's step k ("" = nothing).
 std::string compareStep(Expected& expected, std::size_t k, const RecordedEntry* program, const StepOutcome& out) {
     if (out.unexpectedOom) return "the allocation failed (out of memory) where the recording succeeded";
-    if (!expected.trace) return "";
+    if (!expected.trace) return {};
     if (k >= expected.steps->size()) return "the expected recording has no step " + std::to_string(k);
     const TraceStep& step = (*expected.steps)[k];
     if (expected.translate) return compareStepByPosition(expected, step, program, out);
     const RecordedTrace& trace = *expected.trace;
     const std::size_t last = step.program == kNoEntry ? step.end : step.program;
     if (trace.hasSegmentEvents) {
-        std::vector<const RecordedEntry*> want;
-        for (std::size_t i = step.begin; i < last; ++i) {
-            if (TraceSteps::isSegmentEvent(trace.entries[i].action)) want.push_back(&trace.entries[i]);
-        }
-        std::vector<const Event*> got;
-        for (const Event& e : out.events) {
-            if (TraceSteps::isSegmentEvent(e.action)) got.push_back(&e);
-        }
-        for (std::size_t i = 0; i < want.size() || i < got.size(); ++i) {
-            const bool same = i < want.size() && i < got.size() && want[i]->action == got[i]->action &&
-                              want[i]->address == got[i]->address && want[i]->size == got[i]->size;
-            if (same) continue;
-            const std::string w = i < want.size() ? describe(want[i]->action, want[i]->address, want[i]->size)
-                                                  : std::string("nothing more");
-            const std::string g = i < got.size() ? describe(got[i]->action, got[i]->address, got[i]->size)
-                                                 : std::string("nothing more");
+        // The step's segment events, recorded and replayed, side by side (every step of a big
+        // import comes here: no lists are built).
+        std::size_t r = step.begin;
+        std::size_t p = 0;
+        for (std::size_t i = 0;; ++i, ++r, ++p) {
+            while (r < last && !TraceSteps::isSegmentEvent(trace.entries[r].action)) ++r;
+            while (p < out.events.size() && !TraceSteps::isSegmentEvent(out.events[p].action)) ++p;
+            const RecordedEntry* want = r < last ? &trace.entries[r] : nullptr;
+            const Event* got = p < out.events.size() ? &out.events[p] : nullptr;
+            if (want == nullptr && got == nullptr) break;
+            if (want != nullptr && got != nullptr && want->action == got->action && want->address == got->address &&
+                want->size == got->size) {
+                continue;
+            }
+            const std::string w = want != nullptr ? describe(want->action, want->address, want->size) : std::string("nothing more");
+            const std::string g = got != nullptr ? describe(got->action, got->address, got->size) : std::string("nothing more");
             return "segment event " + std::to_string(i) + " of the step: recorded " + w + ", replay did " + g;
         }
     }
@@ -131,7 +131,7 @@ std::string compareStep(Expected& expected, std::size_t k, const RecordedEntry* 
                    describe(EventAction::Alloc, *out.allocAddress, e.size);
         }
     }
-    return "";
+    return {};
 }
 
 std::string compareLayout(std::vector<SegmentInfo> want, const std::vector<SegmentInfo>& got, std::uint64_t offset) {

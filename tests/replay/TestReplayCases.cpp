@@ -139,6 +139,34 @@ private slots:
         QCOMPARE(r.divergence->entryIndex, std::size_t{4});
     }
 
+    // A step's segment events are compared in order with the recorded ones: the first that
+    // differs is named by its place in the step, and a step with more than the recording has
+    // says the recording has "nothing more".
+    void segmentEventDifferencesAreNamed() {
+        const std::uint64_t s0 = 0x10000000;
+        {
+            TraceBuilder b;
+            b.segAlloc(s0, 30 * MiB).alloc(s0, 5 * MiB);  // PyTorch reserves 20 MiB for 5 MiB
+            const ReplayResult r = replayExact(b.trace, "");
+            QVERIFY(r.divergence.has_value());
+            const QString what = QString::fromStdString(r.divergence->what);
+            QVERIFY2(what.startsWith("segment event 0 of the step: recorded segment_alloc"), qPrintable(what));
+            QVERIFY2(what.contains("31457280") && what.contains("replay did segment_alloc") && what.contains("20971520"),
+                     qPrintable(what));
+        }
+        {
+            TraceBuilder b;
+            b.segAlloc(s0, 20 * MiB).alloc(s0, 5 * MiB).alloc(s0 + 5 * MiB, 15 * MiB)
+                .alloc(s0 + 20 * MiB, 12 * MiB);  // no room left: the replay reserves a segment
+            const ReplayResult r = replayExact(b.trace, "");
+            QVERIFY(r.divergence.has_value());
+            const QString what = QString::fromStdString(r.divergence->what);
+            QVERIFY2(what.startsWith("segment event 0 of the step: recorded nothing more, replay did segment_alloc"),
+                     qPrintable(what));
+            QCOMPARE(r.divergence->entryIndex, std::size_t{3});
+        }
+    }
+
     // fraction 0.001 of 85,017,493,504 B: cap 85,017,493 B, GC threshold 0.5 -> 42,508,746.5 B.
     // 30 + 30 MiB cached; X1 freed; a 32 MiB request misses: reserved 60 MiB > threshold, GC
     // frees X1 (the only unsplit free block). X2 and Z freed; a 40 MiB request misses again, both
