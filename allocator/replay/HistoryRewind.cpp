@@ -55,27 +55,24 @@ bool HistoryRewind::fail(const RecordedEntry& e, const std::string& why) {
 }
 
 HistoryRewind::BlockIt HistoryRewind::find(std::uint64_t address) {
-    Recent& recent = recent_[slotOf(address)];
-    if (recent.address == address) return recent.it;
+    if (const BlockIt* known = recent_.find(address)) return *known;
     const auto it = blocks_.find(address);
-    if (it != blocks_.end()) recent = Recent{address, it};
+    if (it != blocks_.end()) recent_.remember(address, it);
     return it;
 }
 
 void HistoryRewind::erase(BlockIt it) {
-    Recent& recent = recent_[slotOf(it->first)];
-    if (recent.address == it->first) recent.address = kNoAddress;
+    recent_.forget(it->first);
     blocks_.erase(it);
 }
 
 HistoryRewind::BlockIt HistoryRewind::containing(std::uint64_t address) {
     // A block recently found or made there holds it; otherwise one walk finds whichever does.
-    const Recent& recent = recent_[slotOf(address)];
-    if (recent.address == address) return recent.it;
+    if (const BlockIt* known = recent_.find(address)) return *known;
     auto it = blocks_.upper_bound(address);
     if (it == blocks_.begin()) return blocks_.end();
     --it;
-    if (it->first == address) remember(it);
+    if (it->first == address) recent_.remember(address, it);
     return address - it->first < it->second.size ? it : blocks_.end();
 }
 
@@ -109,7 +106,7 @@ HistoryRewind::BlockIt HistoryRewind::carve(BlockIt it, std::uint64_t address, s
         it->second = piece;
         it->second.size = address - start;
         const auto made = blocks_.emplace_hint(after, address, middle);
-        remember(made);
+        recent_.remember(address, made);
         return made;
     }
     it->second = middle;  // the middle starts the block: it takes over its node

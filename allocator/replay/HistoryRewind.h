@@ -19,7 +19,6 @@
 //
 // Each undo returns false, with problem() set, when the entry does not fit the state: the trace
 // and its final segments do not belong together, or the block size guess above was wrong.
-#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -28,6 +27,7 @@
 #include <vector>
 
 #include "allocator/config/AllocatorConfig.h"
+#include "allocator/core/RecentByAddress.h"
 #include "allocator/core/SegmentInfo.h"
 #include "allocator/core/detail/NodeArena.h"
 #include "allocator/replay/RecordedTrace.h"
@@ -97,11 +97,6 @@ private:
     BlockIt find(std::uint64_t address);
     // Every erase of a block goes through here, so that recent_ never names an erased node.
     void erase(BlockIt it);
-    void remember(BlockIt it) { recent_[slotOf(it->first)] = Recent{it->first, it}; }
-    static std::size_t slotOf(std::uint64_t address) {
-        // Blocks start on 512-byte boundaries; a multiplicative hash spreads neighbours apart.
-        return static_cast<std::size_t>(((address >> 9) * 0x9E3779B97F4A7C15ull) >> (64 - kRecentBits));
-    }
     const Owner& ownerOf(const Block& block) const { return owners_[block.owner]; }
     bool sameOwner(std::uint32_t a, std::uint32_t b) const { return a == b || owners_[a].same(owners_[b]); }
 
@@ -131,17 +126,7 @@ private:
     detail::NodeArena arena_;                                             // the maps' nodes (declared first)
     BlockMap blocks_{BlockMap::allocator_type(&arena_)};                  // every mapped block, by address
     SegmentMap segments_{SegmentMap::allocator_type(&arena_)};            // non-expandable segments, by address
-    // Recently found or made blocks by start address: the rewind meets a block's lifetime
-    // backwards (free_completed carves it, free_requested and alloc find it again a few entries
-    // later), so most lookups by address are answered here instead of by a walk down blocks_.
-    // A map iterator stays valid until its node is erased, and erase() clears the node's slot.
-    static constexpr unsigned kRecentBits = 8;
-    static constexpr std::uint64_t kNoAddress = ~std::uint64_t{0};
-    struct Recent {
-        std::uint64_t address = kNoAddress;
-        BlockIt it;
-    };
-    std::array<Recent, std::size_t{1} << kRecentBits> recent_{};
+    RecentByAddress<BlockIt> recent_;  // blocks recently found or made, by start address
     std::string problem_;
 };
 

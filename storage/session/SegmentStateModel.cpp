@@ -88,10 +88,9 @@ void SegmentStateModel::setGap(std::uint64_t address, std::uint64_t requested) {
 }
 
 SegmentStateModel::BlockIt SegmentStateModel::find(std::uint64_t address) {
-    RecentBlocks::Slot& slot = recent_.at(address);
-    if (slot.address == address) return slot.it;
+    if (const BlockIt* known = recent_.find(address)) return *known;
     const auto it = blocks_.find(address);
-    if (it != blocks_.end()) slot = RecentBlocks::Slot{address, it};
+    if (it != blocks_.end()) recent_.remember(address, it);
     return it;
 }
 
@@ -99,14 +98,14 @@ SegmentStateModel::BlockIt SegmentStateModel::putBlock(std::uint64_t address, co
     touchBlock(address);
     auto [it, inserted] = blocks_.insert_or_assign(address, block);
     (void)inserted;
-    recent_.at(address) = RecentBlocks::Slot{address, it};
+    recent_.remember(address, it);
     return it;
 }
 
 SegmentStateModel::BlockIt SegmentStateModel::putBlock(BlockIt hint, std::uint64_t address, const ModelBlock& block) {
     touchBlock(address);
     const auto it = blocks_.insert_or_assign(hint, address, block);
-    recent_.at(address) = RecentBlocks::Slot{address, it};
+    recent_.remember(address, it);
     return it;
 }
 
@@ -117,8 +116,7 @@ void SegmentStateModel::assignBlock(BlockIt it, const ModelBlock& block) {
 
 void SegmentStateModel::eraseBlock(BlockIt it) {
     touchBlock(it->first);
-    RecentBlocks::Slot& slot = recent_.at(it->first);
-    if (slot.address == it->first) slot.address = RecentBlocks::kNone;
+    recent_.forget(it->first);
     blocks_.erase(it);
 }
 

@@ -13,7 +13,6 @@
 // Counters that no event reveals (num_alloc_retries, num_sync_all_streams, peak and
 // accumulated resets) come from stats fixups: the recorder stores the allocator's own stats
 // whenever they diverge from what the events imply, and replays call setStats().
-#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -21,6 +20,7 @@
 
 #include "allocator/core/DeviceStats.h"
 #include "allocator/core/Event.h"
+#include "allocator/core/RecentByAddress.h"
 #include "allocator/core/SegmentInfo.h"
 
 namespace allocscope::storage {
@@ -93,34 +93,6 @@ public:
 
 private:
     using BlockIt = std::map<std::uint64_t, ModelBlock>::iterator;
-    // Blocks recently put, by address: an allocation's free_requested and free_completed find
-    // the block its alloc carved (and an alloc often the remainder a recent one left) without a
-    // walk down blocks_, which a recording pays for on every event. A slot names a live node:
-    // map iterators survive inserts, and every erase clears the erased block's slot. A copy
-    // (or move) of the model starts empty, since the slots would name the other model's nodes.
-    struct RecentBlocks {
-        static constexpr unsigned kBits = 8;
-        static constexpr std::uint64_t kNone = ~std::uint64_t{0};
-        struct Slot {
-            std::uint64_t address = kNone;
-            BlockIt it;
-        };
-        std::array<Slot, std::size_t{1} << kBits> table{};
-        RecentBlocks() = default;
-        RecentBlocks(const RecentBlocks&) {}
-        RecentBlocks& operator=(const RecentBlocks&) {
-            clear();
-            return *this;
-        }
-        static std::size_t slotOf(std::uint64_t address) {
-            // Blocks start on 512-byte boundaries; a multiplicative hash spreads neighbours apart.
-            return static_cast<std::size_t>(((address >> 9) * 0x9E3779B97F4A7C15ull) >> (64 - kBits));
-        }
-        Slot& at(std::uint64_t address) { return table[slotOf(address)]; }
-        void clear() {
-            for (Slot& slot : table) slot.address = kNone;
-        }
-    };
     // The block that starts at `address` (blocks_.end() if none).
     BlockIt find(std::uint64_t address);
     bool hasPrev(BlockIt it) const;
@@ -148,7 +120,10 @@ private:
     bool segmentUnmap(const alloc::Event& e);
 
     std::map<std::uint64_t, ModelBlock> blocks_;
-    RecentBlocks recent_;
+    // Blocks recently put, by address: an allocation's free_requested and free_completed find
+    // the block its alloc carved (and an alloc often the remainder a recent one left). Every
+    // erase forgets the erased block; mutableBlocks() and undo() clear it.
+    alloc::RecentByAddress<BlockIt> recent_;
     std::map<std::uint64_t, ModelSegment> segments_;
     // Unmapped ranges of expandable reservations, by start: the stale requested size that the
     // allocator's unmapped block object carries into the next mapping (absent = 0).
