@@ -9,22 +9,8 @@ namespace allocscope::storage {
 namespace {
 
 // The most bytes one event takes: the pool marker, the head byte, seven varints and two for a
-// private pool (a 64-bit varint is at most 10 bytes).
-constexpr std::size_t kMaxEventBytes = 2 + 9 * 10;
-
-// The same LEB128 and zigzag as ByteWriter, written through a pointer: the recorder's writer
-// encodes every event of a big import, and a string's push_back per byte cost twice as much.
-std::uint8_t* putVarint(std::uint8_t* p, std::uint64_t value) {
-    while (value >= 0x80) {
-        *p++ = static_cast<std::uint8_t>((value & 0x7f) | 0x80);
-        value >>= 7;
-    }
-    *p++ = static_cast<std::uint8_t>(value);
-    return p;
-}
-std::uint8_t* putSvarint(std::uint8_t* p, std::int64_t value) {
-    return putVarint(p, (static_cast<std::uint64_t>(value) << 1) ^ static_cast<std::uint64_t>(value >> 63));
-}
+// private pool.
+constexpr std::size_t kMaxEventBytes = 2 + 9 * kMaxVarintBytes;
 
 }  // namespace
 
