@@ -63,4 +63,11 @@ struct DeviceStats {
     bool set(std::string_view key, std::int64_t value);
 };
 
+// The nine StatArray members in declaration order, for code that treats every Stat alike (a
+// keyframe's codec, a recorder's watch on the statistics): one list, so that none misses one.
+inline constexpr std::array<StatArray DeviceStats::*, 9> kStatArrays = {
+    &DeviceStats::allocation,     &DeviceStats::segment,         &DeviceStats::active,
+    &DeviceStats::inactive_split, &DeviceStats::allocated_bytes, &DeviceStats::reserved_bytes,
+    &DeviceStats::active_bytes,   &DeviceStats::inactive_split_bytes, &DeviceStats::requested_bytes};
+
 }  // namespace allocscope::alloc

@@ -13,12 +13,7 @@ using alloc::DeviceStats;
 // follows. Keyframes written before pool ids never set 4, so they decode unchanged (default pool),
 // and a session without private pools is stored byte for byte as before.
 constexpr unsigned kPrivatePoolFlag = 4;
-using alloc::StatArray;
 
-constexpr std::array<StatArray DeviceStats::*, 9> kArrays = {
-    &DeviceStats::allocation,      &DeviceStats::segment,        &DeviceStats::active,
-    &DeviceStats::inactive_split,  &DeviceStats::allocated_bytes, &DeviceStats::reserved_bytes,
-    &DeviceStats::active_bytes,    &DeviceStats::inactive_split_bytes, &DeviceStats::requested_bytes};
 constexpr std::array<std::int64_t DeviceStats::*, 6> kScalars = {
     &DeviceStats::num_alloc_retries, &DeviceStats::num_ooms,        &DeviceStats::num_sync_all_streams,
     &DeviceStats::num_device_alloc,  &DeviceStats::num_device_free, &DeviceStats::max_split_size};
@@ -36,7 +31,7 @@ void readStat(ByteReader& r, alloc::Stat& s) {
     s.freed = r.svarint();
 }
 void writeStats(ByteWriter& w, const DeviceStats& stats) {
-    for (auto member : kArrays) {
+    for (auto member : alloc::kStatArrays) {
         for (const alloc::Stat& s : stats.*member) writeStat(w, s);
     }
     writeStat(w, stats.oversize_allocations);
@@ -44,7 +39,7 @@ void writeStats(ByteWriter& w, const DeviceStats& stats) {
     for (auto member : kScalars) w.svarint(stats.*member);
 }
 void readStats(ByteReader& r, DeviceStats& stats) {
-    for (auto member : kArrays) {
+    for (auto member : alloc::kStatArrays) {
         for (alloc::Stat& s : stats.*member) readStat(r, s);
     }
     readStat(r, stats.oversize_allocations);

@@ -9,12 +9,6 @@ static_assert(offsetof(alloc::Stat, allocated) == offsetof(alloc::Stat, peak) + 
               "StatsWatch reads a Stat's peak and allocated total as one pair");
 
 bool StatsWatch::moved(const alloc::DeviceStats& now) {
-    using Array = alloc::StatArray alloc::DeviceStats::*;
-    static constexpr Array kArrays[] = {&alloc::DeviceStats::allocation,      &alloc::DeviceStats::segment,
-                                        &alloc::DeviceStats::active,          &alloc::DeviceStats::inactive_split,
-                                        &alloc::DeviceStats::allocated_bytes, &alloc::DeviceStats::reserved_bytes,
-                                        &alloc::DeviceStats::active_bytes,    &alloc::DeviceStats::inactive_split_bytes,
-                                        &alloc::DeviceStats::requested_bytes};
     // The differences are OR-ed together and their sign read once at the end: no value is
     // negative, so no difference overflows, and a value that went down leaves the sign bit set.
     Pair down{0, 0};
@@ -25,7 +19,7 @@ bool StatsWatch::moved(const alloc::DeviceStats& now) {
         down |= pair - peakAndAllocated_[k];
         peakAndAllocated_[k++] = pair;
     };
-    for (const Array array : kArrays) {
+    for (const auto array : alloc::kStatArrays) {
         for (const alloc::Stat& stat : now.*array) watch(stat);
     }
     watch(now.oversize_allocations);

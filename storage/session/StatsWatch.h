@@ -11,6 +11,7 @@
 // Stat's peak and allocated total lie side by side, so one 16-byte subtraction checks both.
 #include <array>
 #include <cstdint>
+#include <tuple>
 
 #include "allocator/core/DeviceStats.h"
 
@@ -24,8 +25,8 @@ public:
     bool moved(const alloc::DeviceStats& now);
 
 private:
-    // 9 StatArrays of 3 and the two oversize Stats.
-    static constexpr std::size_t kStats = 9 * 3 + 2;
+    // Every Stat of the StatArrays and the two oversize Stats.
+    static constexpr std::size_t kStats = alloc::kStatArrays.size() * std::tuple_size_v<alloc::StatArray> + 2;
     __extension__ using Pair = std::int64_t __attribute__((vector_size(16)));
     std::array<Pair, kStats> peakAndAllocated_{};
     std::int64_t ooms_ = 0;
