@@ -124,7 +124,7 @@ bool parseArgs(int argc, char** argv, Args& args) {
         if (name != "anchor" && name != "train_gpt" && !twoStreamMode(name)) {
             std::fprintf(stderr,
                          "bench_gpu_race: unknown sequence '%s' (anchor, train_gpt, two_stream, two_stream_events, "
-                         "two_stream_drv, two_stream_drvtail, two_stream_nobar, two_stream_w64)\n",
+                         "two_stream_ctr, two_stream_drv, two_stream_drvtail, two_stream_nobar, two_stream_w64)\n",
                          name.c_str());
             return false;
         }
@@ -337,12 +337,12 @@ bool raceSequence(Contest& contest, const RaceOps& race, const Args& args, const
     auto perOp = [&](std::uint64_t ns) { return static_cast<double>(ns) / timed; };
     const std::uint64_t queryNs = events.queryNs - eventsBefore.queryNs;
     const std::uint64_t completeNs = events.completeNs - eventsBefore.completeNs;
-    std::printf("breakdown %s cuda: instrumented pass %.1f ns/op = allocator calls %.1f + %s record %.1f (%llu) + "
-                "poll %.1f (%llu queries) + pending completions %.1f + loop rest\n",
-                race.name.c_str(), oursInstrumented, perOp(oursTimed.times.allocatorNs),
-                completions.counting() ? "counter" : "event", perOp(events.recordNs - eventsBefore.recordNs), static_cast<unsigned long long>(events.recorded - eventsBefore.recorded),
-                perOp(queryNs - completeNs), static_cast<unsigned long long>(events.queries - eventsBefore.queries),
-                perOp(completeNs));
+    auto count = [](std::uint64_t value) { return static_cast<unsigned long long>(value); };
+    std::printf("breakdown %s cuda: instrumented pass %.1f ns/op = allocator calls %.1f + record %.1f (%llu events, %llu counter "
+                "writes) + poll %.1f (%llu event queries, %llu counter reads) + pending completions %.1f + loop rest\n",
+                race.name.c_str(), oursInstrumented, perOp(oursTimed.times.allocatorNs), perOp(events.recordNs - eventsBefore.recordNs),
+                count(events.recorded - eventsBefore.recorded), count(events.written - eventsBefore.written), perOp(queryNs - completeNs),
+                count(events.queries - eventsBefore.queries), count(events.reads - eventsBefore.reads), perOp(completeNs));
     std::printf("breakdown %s simulated: instrumented pass %.1f ns/op = allocator calls %.1f + loop rest\n", race.name.c_str(),
                 simInstrumented, perOp(simTimed.times.allocatorNs));
     // AllocScope on CUDA ran the warm pass, the timed ones, the probe (part of one) and the instrumented one.

@@ -5,13 +5,13 @@
 
 #include <atomic>
 #include <chrono>
-#include <deque>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "tests/gpu/DriverEntry.h"
+#include "tests/gpu/RaceWaitQueue.h"
 
 namespace allocscope::gpu {
 
@@ -85,20 +85,15 @@ using WriteValue64 = CUresult (*)(CUstream stream, CUdeviceptr address, cuuint64
 using EventRecord = CUresult (*)(CUevent event, CUstream stream);
 using EventQuery = CUresult (*)(CUevent event);
 
-// A free waiting for its use stream: an event, or the sequence number the stream will write.
-struct Waiting {
-    cudaEvent_t event = nullptr;
-    std::uint32_t sequence = 0;
-    std::uint64_t address = 0;
-};
-
+// One use stream: its waiting frees (RaceWaitQueue: the completion rules) and its counter.
 struct StreamQueue {
     cudaStream_t stream = nullptr;
     volatile std::uint32_t* reached = nullptr;  // Counters: the last number the stream wrote
     std::uint64_t device = 0;                   // the same word as the GPU addresses it
-    std::uint32_t issued = 0;                   // the last number asked of the stream
-    std::deque<Waiting> waiting;
+    RaceWaitQueue waiting;
 };
+
+cudaEvent_t asEvent(std::uint64_t handle) { return reinterpret_cast<cudaEvent_t>(handle); }
 
 constexpr std::size_t kMaxCounterStreams = 16;
 
@@ -203,23 +198,20 @@ public:
 RaceEventQueue::RaceEventQueue(Mode wanted) : state_(std::make_unique<State>()) {
     mode_ = Mode::Events;
     State& s = *state_;
-    if (wanted == Mode::DriverEvents || wanted == Mode::DriverEventsTail) {
-        if (s.setUpDriverEvents()) {
-            mode_ = wanted;
-        } else {
-            s.eventRecord = nullptr;
-            s.eventQuery = nullptr;
-        }
-    } else if (wanted != Mode::Events) {
-        if (s.setUpCounters(wanted)) {
-            mode_ = wanted;
-        } else {
-            if (s.counters != nullptr) cudaFreeHost(s.counters);
-            s.counters = nullptr;
-            s.write32 = nullptr;
-            s.write64 = nullptr;
-        }
+    const bool events = wanted == Mode::DriverEvents || wanted == Mode::DriverEventsTail || wanted == Mode::Mixed;
+    const bool counters = wanted != Mode::Events && wanted != Mode::DriverEvents && wanted != Mode::DriverEventsTail;
+    const bool eventsOk = !events || s.setUpDriverEvents();
+    const bool countersOk = !counters || s.setUpCounters(wanted == Mode::Mixed ? Mode::Counters : wanted);
+    if (eventsOk && countersOk) {
+        mode_ = wanted;
+        return;
     }
+    s.eventRecord = nullptr;
+    s.eventQuery = nullptr;
+    if (s.counters != nullptr) cudaFreeHost(s.counters);
+    s.counters = nullptr;
+    s.write32 = nullptr;
+    s.write64 = nullptr;
 }
 
 RaceEventQueue::~RaceEventQueue() {
@@ -237,75 +229,58 @@ void RaceEventQueue::record(std::uint64_t stream, std::uint64_t address) {
     State& s = *state_;
     auto* cs = reinterpret_cast<cudaStream_t>(stream);
     StreamQueue& q = s.queue(cs);
-    Waiting waiting;
-    waiting.address = address;
-    if (counting()) {
-        waiting.sequence = ++q.issued;
-        if (s.write(cs, q.device, waiting.sequence) != CUDA_SUCCESS) throw std::runtime_error("cuStreamWriteValue failed");
+    // Mixed: a counter write only when the stream has passed the last one (none in flight).
+    if (counting() || (mode_ == Mode::Mixed && q.waiting.counterIdle(*q.reached))) {
+        const std::uint32_t number = q.waiting.pushCounter(address);
+        if (s.write(cs, q.device, number) != CUDA_SUCCESS) throw std::runtime_error("cuStreamWriteValue failed");
+        if (timing_) ++times_.written;
     } else {
-        waiting.event = s.event();
+        cudaEvent_t e = s.event();
         if (s.eventRecord != nullptr) {
-            if (s.eventRecord(waiting.event, cs) != CUDA_SUCCESS) throw std::runtime_error("cuEventRecord failed");
+            if (s.eventRecord(e, cs) != CUDA_SUCCESS) throw std::runtime_error("cuEventRecord failed");
         } else {
-            check(cudaEventRecord(waiting.event, cs), "cudaEventRecord");
+            check(cudaEventRecord(e, cs), "cudaEventRecord");
         }
+        q.waiting.pushEvent(reinterpret_cast<std::uint64_t>(e), address);
+        if (timing_) ++times_.recorded;
     }
-    q.waiting.push_back(waiting);
     ++outstanding_;
-    if (timing_) {
-        times_.recordNs += nowNs() - start;
-        ++times_.recorded;
-    }
+    if (timing_) times_.recordNs += nowNs() - start;
 }
 
 void RaceEventQueue::poll(Complete complete, void* context) {
     const std::uint64_t start = timing_ ? nowNs() : 0;
     State& s = *state_;
-    const bool counters = counting();
-    const bool tail = mode_ == Mode::DriverEventsTail;
-    for (StreamQueue& q : s.queues) {
-        // Counters: the stream has passed every number up to `reached` (wrap-safe comparison).
-        const std::uint32_t reached = q.reached != nullptr ? *q.reached : 0;
-        if (timing_ && counters && !q.waiting.empty()) ++times_.queries;
-        bool allReady = false;   // Tail: the newest waiting event is complete, so every older one is
-        bool askedBack = !tail;  // the newest is asked at most once a poll
-        while (!q.waiting.empty()) {
-            const Waiting& front = q.waiting.front();
-            if (counters) {
-                if (static_cast<std::int32_t>(reached - front.sequence) < 0) break;
-            } else {
-                if (!allReady) {
-                    if (timing_) ++times_.queries;
-                    if (!s.ready(front.event)) break;
-                    if (!askedBack && q.waiting.size() > 1) {
-                        askedBack = true;
-                        if (timing_) ++times_.queries;
-                        allReady = s.ready(q.waiting.back().event);
-                    }
-                }
-                s.free.push_back(front.event);
-            }
-            const std::uint64_t address = front.address;
-            q.waiting.pop_front();
-            --outstanding_;
-            if (timing_) {
-                const std::uint64_t before = nowNs();
-                complete(context, address);
-                times_.completeNs += nowNs() - before;
-            } else {
-                complete(context, address);
-            }
+    const bool tail = mode_ == Mode::DriverEventsTail || mode_ == Mode::Mixed;
+    auto ready = [&](std::uint64_t event) {
+        if (timing_) ++times_.queries;
+        return s.ready(asEvent(event));
+    };
+    auto done = [&](const RaceWaitQueue::Waiting& w) {
+        if (w.event != 0) s.free.push_back(asEvent(w.event));
+        --outstanding_;
+        if (timing_) {
+            const std::uint64_t before = nowNs();
+            complete(context, w.address);
+            times_.completeNs += nowNs() - before;
+        } else {
+            complete(context, w.address);
         }
+    };
+    for (StreamQueue& q : s.queues) {
+        if (q.waiting.empty()) continue;
+        const bool counted = q.reached != nullptr;
+        if (timing_ && counted) ++times_.reads;
+        q.waiting.poll(counted, counted ? *q.reached : 0, tail, ready, done);
     }
     if (timing_) times_.queryNs += nowNs() - start;  // completeNs is inside: subtract it
 }
 
 void RaceEventQueue::clear() {
     for (StreamQueue& q : state_->queues) {
-        for (const Waiting& w : q.waiting) {
-            if (w.event != nullptr) state_->free.push_back(w.event);
-        }
-        q.waiting.clear();
+        q.waiting.clear([&](const RaceWaitQueue::Waiting& w) {
+            if (w.event != 0) state_->free.push_back(asEvent(w.event));
+        });
     }
     outstanding_ = 0;
 }

@@ -2,7 +2,7 @@
 # The GPU race against PyTorch's c10 allocator, repeated: RUNS fresh processes per configuration
 # (default, expandable_segments:True), alternating, each racing the op sequences in SEQUENCES
 # (default anchor,train_gpt,two_stream,two_stream_events; the other two_stream mechanisms:
-# two_stream_drv, two_stream_drvtail, two_stream_nobar, two_stream_w64) with c10, AllocScope on CudaDevice and AllocScope on SimulatedDevice
+# two_stream_ctr, two_stream_drv, two_stream_drvtail, two_stream_nobar, two_stream_w64) with c10, AllocScope on CudaDevice and AllocScope on SimulatedDevice
 # interleaved (tests/benchmarks/bench_gpu_race.cpp). Writes OUTDIR/summary.txt: the machine,
 # min / median / max over the processes of each backend's best pass and of its ratio to c10
 # (best pass / c10's best pass in the same process), the MATCH count of every fidelity check,
