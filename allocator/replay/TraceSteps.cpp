@@ -21,9 +21,12 @@ SpillArray<TraceStep> TraceSteps::cut(const RecordedTrace& trace) {
         throw std::length_error("a trace of " + std::to_string(e.size()) + " entries is more than a replay takes (" +
                                 std::to_string(StepIndex::kMaxEntries) + ")");
     }
-    // No counting pass to reserve room first: past spillFromBytes() the steps grow in their
-    // temporary file without copies (SpillArray), and below it a doubling copy is small; a pass
-    // over a big trace's entries only to count them cost a read of every page of them.
+    // No counting pass to reserve room first (it cost a read of every page of a big trace's
+    // entries). A step consumes at least one entry, so there are never more steps than entries:
+    // where that many would pass spillFromBytes(), the steps go to their temporary file from the
+    // first one (a reserve there holds only address space) instead of doubling in memory up to
+    // the threshold and then being copied into the file; below it a doubling copy is small.
+    if (e.size() * sizeof(TraceStep) > spillFromBytes()) steps.reserve(e.size());
     std::size_t begin = 0;
     SpillArray<RecordedEntry>::Walk walk(e);
     for (std::size_t i = 0; i < e.size(); ++i) {
