@@ -172,7 +172,7 @@ public:
 
     // How much of a spilled array the writer leaves resident behind it, and a Walk's stride.
     static constexpr std::size_t kWindowBytes = 4ull << 20;
-    static constexpr std::size_t kFolioBytes = 2ull << 20;
+    static constexpr std::size_t kFolioBytes = SpillFile::kReleaseBytes;
 
 private:
     // Appends a copy of `other`, which leaves memory behind the copy (both may be spilled).
@@ -240,7 +240,8 @@ private:
         const std::size_t to = at > kWindowBytes ? at - kWindowBytes : 0;
         if (to > releasedTo_) {
             file_->release(releasedTo_, to);
-            releasedTo_ = to / 4096 * 4096;
+            // release() drops whole units only: the next one starts where this one stopped.
+            releasedTo_ = to / SpillFile::kReleaseBytes * SpillFile::kReleaseBytes;
         }
         file_->prepare(at, at + 2 * kWindowBytes);
     }

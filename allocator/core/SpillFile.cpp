@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -85,17 +86,37 @@ SpillFile::~SpillFile() {
 void SpillFile::reserveAddresses(std::size_t bytes) {
     const std::lock_guard<std::mutex> lock(mapMutex_);
     bytes = roundUp(bytes, kGrowBytes);
-    void* range = ::mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    // One huge page more than needed, so that the range can start on a huge-page boundary (the
+    // kernel usually aligns a range this big anyway; this makes sure); the slack either side goes.
+    void* range = ::mmap(nullptr, bytes + kReleaseBytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (range == MAP_FAILED) throw std::runtime_error("no address space for a temporary file of " + std::to_string(bytes >> 20) + " MiB");
-    auto* base = static_cast<std::byte*>(range);
-    if (mapped_ > 0 && ::mmap(base, mapped_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd_, 0) == MAP_FAILED) {
+    auto* start = static_cast<std::byte*>(range);
+    auto* base = reinterpret_cast<std::byte*>(roundUp(reinterpret_cast<std::uintptr_t>(start), kReleaseBytes));
+    const auto head = static_cast<std::size_t>(base - start);  // < kReleaseBytes
+    if (head > 0) ::munmap(start, head);
+    ::munmap(base + bytes, kReleaseBytes - head);
+    std::byte* const old = base_;
+    base_ = base;
+    if (mapped_ > 0 && !mapRange(0, mapped_)) {
         const int error = errno;
-        ::munmap(range, bytes);
+        ::munmap(base, bytes);
+        base_ = old;
         throw std::runtime_error(std::string("cannot map a temporary file: ") + std::strerror(error));
     }
-    if (base_ != nullptr) ::munmap(base_, reserved_);
-    base_ = base;
+    if (old != nullptr) ::munmap(old, reserved_);
     reserved_ = bytes;
+}
+
+bool SpillFile::mapRange(std::size_t from, std::size_t to) {
+    if (::mmap(base_ + from, to - from, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd_, static_cast<off_t>(from)) == MAP_FAILED) {
+        return false;
+    }
+#ifdef MADV_HUGEPAGE
+    // A hint: where huge pages cannot be had (no THP, a file system without large folios) the
+    // kernel refuses or ignores it, and the file is mapped in 4 KiB pages as before.
+    ::madvise(base_ + from, to - from, MADV_HUGEPAGE);
+#endif
+    return true;
 }
 
 void SpillFile::grow(std::size_t bytes) {
@@ -109,16 +130,13 @@ void SpillFile::grow(std::size_t bytes) {
                                  " (set TMPDIR to a directory on a disk with more room): " + std::strerror(error));
     }
     const std::lock_guard<std::mutex> lock(mapMutex_);
-    if (::mmap(base_ + mapped_, target - mapped_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd_,
-               static_cast<off_t>(mapped_)) == MAP_FAILED) {
-        throw std::runtime_error(std::string("cannot map a temporary file: ") + std::strerror(errno));
-    }
+    if (!mapRange(mapped_, target)) throw std::runtime_error(std::string("cannot map a temporary file: ") + std::strerror(errno));
     mapped_ = target;
 }
 
 void SpillFile::release(std::size_t from, std::size_t to) const {
-    const std::size_t begin = roundUp(from, kPage);
-    const std::size_t end = std::min(to, mapped_) / kPage * kPage;
+    const std::size_t begin = roundUp(from, kReleaseBytes);
+    const std::size_t end = std::min(to, mapped_) / kReleaseBytes * kReleaseBytes;
     // The pages' contents stay in the file: MADV_DONTNEED on a shared mapping only unmaps them.
     if (begin < end) ::madvise(base_ + begin, end - begin, MADV_DONTNEED);
 }

@@ -4,9 +4,12 @@
 // that walk it keep the resident set bounded; nothing is ever left in $TMPDIR.
 #include <QtTest>
 
+#include <array>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -127,6 +130,41 @@ private slots:
         QCOMPARE(a[n - 3].size, std::uint64_t{99});
         // The file has no name: the directory stays empty while it is in use.
         QCOMPARE(testfiles::SpillSetting::filesIn(tmp.path()), QStringList());
+    }
+
+    // The writer leaves a window or two resident behind and ahead of it, however much it writes
+    // and whatever its values' size; the file is mapped from a huge-page boundary, and release()
+    // drops whole 2 MiB units, so each release of the writer's must start where the last one
+    // stopped, not where it was asked to (values of 1,000,000 bytes: the writer's windows end
+    // at a different place in a unit each time).
+    void theWriterLeavesAWindowResident() {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const testfiles::SpillSetting spill(4096, tmp.path());
+        struct Block {
+            std::array<unsigned char, 1'000'000> bytes;
+        };
+        constexpr std::size_t n = 96;  // 96 MB
+        alloc::SpillArray<Block> a;
+        auto value = std::make_unique<Block>();
+        auto fill = [&](std::size_t i) {
+            value->bytes.fill(static_cast<unsigned char>(i));
+            a.push_back(*value);
+        };
+        for (std::size_t i = 0; i < 8; ++i) fill(i);
+        QVERIFY(a.spilled());
+        QCOMPARE(reinterpret_cast<std::uintptr_t>(a.data()) % alloc::SpillFile::kReleaseBytes, std::uintptr_t{0});
+        const std::size_t before = residentFileBytes();
+        std::size_t peak = before;
+        for (std::size_t i = 8; i < n; ++i) {
+            fill(i);
+            peak = std::max(peak, residentFileBytes());
+        }
+        QVERIFY2(peak < before + (24u << 20), qPrintable(QString("writer: %1 MB more resident").arg((peak - before) >> 20)));
+        a.doneWriting();
+        bool ok = true;
+        for (std::size_t i = 0; i < n; ++i) ok = ok && a[i].bytes[i * 7919 % 1'000'000] == static_cast<unsigned char>(i);
+        QVERIFY(ok);
     }
 
     // A walk leaves at most a window or two resident; reading without one keeps every page.
