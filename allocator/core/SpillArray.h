@@ -155,8 +155,10 @@ public:
         explicit Walk(const SpillArray& array) : array_(array) {}
         void at(std::size_t i) {
             if (i >= mark_ + stride() || i + stride() <= mark_) {
-                // Past the previous mark by a slack: a page fault may map the file's whole cached
-                // folio around the page it needs (up to 2 MiB), behind the range released last.
+                // Past the previous mark by a slack of one release unit: a page fault may map the
+                // file's whole cached folio around the page it needs (up to 2 MiB), behind the
+                // range released last, and release() drops whole units only, so the unit the last
+                // release stopped short of is dropped by this one.
                 if (i > mark_) array_.forget(mark_ > slack() ? mark_ - slack() : 0, i);
                 if (i < mark_) array_.forget(i, mark_ + slack());
                 mark_ = i;
@@ -165,14 +167,13 @@ public:
 
     private:
         static constexpr std::size_t stride() { return std::max<std::size_t>(1, kWindowBytes / sizeof(T)); }
-        static constexpr std::size_t slack() { return std::max<std::size_t>(1, kFolioBytes / sizeof(T)); }
+        static constexpr std::size_t slack() { return std::max<std::size_t>(1, SpillFile::kReleaseBytes / sizeof(T)); }
         const SpillArray& array_;
         std::size_t mark_ = 0;
     };
 
     // How much of a spilled array the writer leaves resident behind it, and a Walk's stride.
     static constexpr std::size_t kWindowBytes = 4ull << 20;
-    static constexpr std::size_t kFolioBytes = SpillFile::kReleaseBytes;
 
 private:
     // Appends a copy of `other`, which leaves memory behind the copy (both may be spilled).
@@ -238,11 +239,8 @@ private:
         releaseAt_ = size_ + window;
         const std::size_t at = size_ * sizeof(T);
         const std::size_t to = at > kWindowBytes ? at - kWindowBytes : 0;
-        if (to > releasedTo_) {
-            file_->release(releasedTo_, to);
-            // release() drops whole units only: the next one starts where this one stopped.
-            releasedTo_ = to / SpillFile::kReleaseBytes * SpillFile::kReleaseBytes;
-        }
+        // release() drops whole units only: the next one starts where this one stopped.
+        if (to > releasedTo_) releasedTo_ = file_->release(releasedTo_, to);
         file_->prepare(at, at + 2 * kWindowBytes);
     }
     // Frees the in-memory values (a spilled array's file goes with file_).

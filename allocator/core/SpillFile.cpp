@@ -134,11 +134,13 @@ void SpillFile::grow(std::size_t bytes) {
     mapped_ = target;
 }
 
-void SpillFile::release(std::size_t from, std::size_t to) const {
+std::size_t SpillFile::release(std::size_t from, std::size_t to) const {
     const std::size_t begin = roundUp(from, kReleaseBytes);
     const std::size_t end = std::min(to, mapped_) / kReleaseBytes * kReleaseBytes;
+    if (begin >= end) return from;
     // The pages' contents stay in the file: MADV_DONTNEED on a shared mapping only unmaps them.
-    if (begin < end) ::madvise(base_ + begin, end - begin, MADV_DONTNEED);
+    ::madvise(base_ + begin, end - begin, MADV_DONTNEED);
+    return end;
 }
 
 void SpillFile::prepare(std::size_t from, std::size_t to) {

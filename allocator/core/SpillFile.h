@@ -65,7 +65,9 @@ public:
     }
     // Drops the whole kReleaseBytes units (aligned to the file's start) that lie inside [from, to)
     // from memory; their data stays in the file. What is left either side stays resident.
-    void release(std::size_t from, std::size_t to) const;
+    // Returns where a release that goes on from here should start: the end of the last unit
+    // dropped, or `from` when none was.
+    std::size_t release(std::size_t from, std::size_t to) const;
     // Asks for the pages of [from, to) (clamped to size()) to be made present and writable soon,
     // on the file's own thread (started on the first call): the writer that reaches them finds
     // them ready instead of faulting each one in. A newer request replaces one not yet started;
