@@ -29,12 +29,12 @@ public:
     std::uint64_t count = 0;
 };
 
-ReplayRun::ReplayRun(const RecordedTrace& trace, const SpillArray<TraceStep>& steps, const ReplayOptions& options)
+ReplayRun::ReplayRun(const RecordedTrace& trace, const std::optional<TraceStep>& firstStep, const ReplayOptions& options)
     : trace_(trace),
-      steps_(steps),
       options_(options),
       capture_(std::make_unique<Capture>()),
-      labelOfName_(trace.phaseNames.size(), kNoLabel) {
+      labelOfName_(trace.phaseNames.size(), kNoLabel),
+      current_(firstStep) {
     device_ = std::make_unique<SimulatedDevice>(options.totalMemory, options.otherMemory);
     device_->setAddressOracle([this](const PlacementRequest& request) { return oracle(request); });
     allocator_ = std::make_unique<CachingAllocator>(options.config, *device_, capture_.get());
@@ -76,8 +76,8 @@ std::optional<std::uint64_t> ReplayRun::oracle(const PlacementRequest& request) 
 }
 
 bool ReplayRun::recordedInStep(const PlacementRequest& request, std::uint64_t address) const {
-    if (step_ >= steps_.size() || !trace_.hasSegmentEvents) return false;
-    const TraceStep& step = steps_[step_];
+    if (!current_ || !trace_.hasSegmentEvents) return false;
+    const TraceStep& step = *current_;
     for (std::size_t i = step.begin; i < step.end; ++i) {
         const RecordedEntry& e = trace_.entries[i];
         if (e.address != address) continue;
@@ -108,8 +108,8 @@ void ReplayRun::onTie(const BestFitTie& tie) {
     ++ties_.modelled;
     if (ties_.firstModelled) return;
     std::size_t entry = 0;
-    if (step_ < steps_.size()) {
-        const TraceStep& step = steps_[step_];
+    if (current_) {
+        const TraceStep& step = *current_;
         entry = step.program != kNoEntry ? std::size_t{step.program} : step.end - 1;
     }
     ties_.firstModelled = AddressTie{tie, entry, chosen, other};
@@ -117,8 +117,8 @@ void ReplayRun::onTie(const BestFitTie& tie) {
 
 std::optional<std::uint64_t> ReplayRun::recordedAddress(const PlacementRequest& request,
                                                         const std::map<std::uint64_t, std::uint64_t>& live) {
-    if (step_ >= steps_.size()) return std::nullopt;
-    const TraceStep& step = steps_[step_];
+    if (!current_) return std::nullopt;
+    const TraceStep& step = *current_;
     const std::size_t last = step.program == kNoEntry ? step.end : step.program;
     if (!trace_.hasSegmentEvents) {
         // A fresh segment's (or reservation's) first block is carved from its start.
@@ -320,10 +320,10 @@ std::optional<bool> ReplayRun::inEmptyCacheCall(std::uint32_t stackId) const {
     return false;
 }
 
-void ReplayRun::runStep(std::size_t k, bool withEmptyCache, StepOutcome& out) {
+void ReplayRun::runStep(std::size_t k, const TraceStep& step, bool withEmptyCache, StepOutcome& out) {
     out.clear();
-    const TraceStep& step = steps_[k];
     step_ = k;
+    current_ = step;
     segmentAllocUsed_.assign(step.end - step.begin, false);
     emitPhases(step.program == kNoEntry ? step.end : step.program);
     out.phases.swap(applied_);  // applied_ gets the outcome's emptied buffer

@@ -61,17 +61,20 @@ struct StepOutcome {
 
 class ReplayRun {
 public:
-    ReplayRun(const RecordedTrace& trace, const SpillArray<TraceStep>& steps, const ReplayOptions& options);
+    // `firstStep`: the trace's first step (StepCursor), if it has one: what a state restored
+    // before it is compared with.
+    ReplayRun(const RecordedTrace& trace, const std::optional<TraceStep>& firstStep, const ReplayOptions& options);
     ~ReplayRun();
     ReplayRun(const ReplayRun&) = delete;
     ReplayRun& operator=(const ReplayRun&) = delete;
 
-    // Replays step k into `out`, which it clears first. A caller that passes the same outcome
-    // step after step lets its vectors keep their capacity (no allocation per step).
-    void runStep(std::size_t k, bool withEmptyCache, StepOutcome& out);
-    StepOutcome runStep(std::size_t k, bool withEmptyCache) {
+    // Replays `step`, the trace's step k (StepCursor), into `out`, which it clears first. A caller
+    // that passes the same outcome step after step lets its vectors keep their capacity (no
+    // allocation per step).
+    void runStep(std::size_t k, const TraceStep& step, bool withEmptyCache, StepOutcome& out);
+    StepOutcome runStep(std::size_t k, const TraceStep& step, bool withEmptyCache) {
         StepOutcome out;
-        runStep(k, withEmptyCache, out);
+        runStep(k, step, withEmptyCache, out);
         return out;
     }
     // Route recorded allocations to pools (null: everything to the default pools). Not owned.
@@ -116,7 +119,6 @@ private:
     void emitPhases(std::size_t upToEntry);
 
     const RecordedTrace& trace_;
-    const SpillArray<TraceStep>& steps_;
     const ReplayOptions& options_;
     std::unique_ptr<Capture> capture_;
     std::unique_ptr<SimulatedDevice> device_;
@@ -129,8 +131,9 @@ private:
     std::uint64_t eventCount_ = 0;
     std::size_t nextPhase_ = 0;
 
-    // The step being replayed, for the recorded-address oracle.
+    // The step being replayed (before the first: the first), for the recorded-address oracle.
     std::size_t step_ = 0;
+    std::optional<TraceStep> current_;
     std::vector<bool> segmentAllocUsed_;  // per entry of the step (indexed from step begin)
 
     detail::U64Map<std::uint64_t> liveByRecorded_;     // recorded address -> tensor id

@@ -4,10 +4,10 @@
 
 namespace allocscope::alloc {
 
-ReplayStart startReplay(const RecordedTrace& trace, const SpillArray<TraceStep>& steps, const ReplayOptions& options,
+ReplayStart startReplay(const RecordedTrace& trace, const std::optional<TraceStep>& firstStep, const ReplayOptions& options,
                         PoolRouting* routing, const HistoryWindow& window) {
     ReplayStart start;
-    start.run = std::make_unique<ReplayRun>(trace, steps, options);
+    start.run = std::make_unique<ReplayRun>(trace, firstStep, options);
     start.run->setRouting(routing);
     if (!window.truncated()) return start;
     try {
@@ -16,7 +16,7 @@ ReplayStart startReplay(const RecordedTrace& trace, const SpillArray<TraceStep>&
     } catch (const std::exception& e) {
         // restoreSegments stopped half-way: that allocator is of no use.
         start.problem = e.what();
-        start.run = std::make_unique<ReplayRun>(trace, steps, options);
+        start.run = std::make_unique<ReplayRun>(trace, firstStep, options);
         start.run->setRouting(routing);
     }
     return start;

@@ -5,6 +5,7 @@
 // expandable range that is not whole pages) gives a fresh run and says why: the replay then goes
 // on as for a whole history, its frees of unknown blocks noted.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,8 @@ struct ReplayStart {
     std::string problem;          // why a truncated history's state could not be rebuilt
 };
 
-ReplayStart startReplay(const RecordedTrace& trace, const SpillArray<TraceStep>& steps, const ReplayOptions& options,
+// `firstStep`: the trace's first step, if it has one (see ReplayRun).
+ReplayStart startReplay(const RecordedTrace& trace, const std::optional<TraceStep>& firstStep, const ReplayOptions& options,
                         PoolRouting* routing, const HistoryWindow& window);
 
 }  // namespace allocscope::alloc

@@ -1,7 +1,6 @@
 #include "allocator/replay/TraceReplayer.h"
 
 #include <algorithm>
-#include <future>
 #include <set>
 #include <sstream>
 
@@ -9,6 +8,7 @@
 #include "allocator/replay/RelativeAddresses.h"
 #include "allocator/replay/ReplayRun.h"
 #include "allocator/replay/ReplayStart.h"
+#include "allocator/replay/StepCursor.h"
 #include "allocator/replay/TraceSteps.h"
 
 namespace allocscope::alloc {
@@ -22,10 +22,9 @@ std::string describe(EventAction action, std::uint64_t address, std::uint64_t si
 
 struct Expected {
     const RecordedTrace* trace = nullptr;
-    // The replayed trace's own steps when it is its own expectation (not copied: a big trace has
-    // millions), or ownSteps.
-    const SpillArray<TraceStep>* steps = nullptr;
-    SpillArray<TraceStep> ownSteps;
+    // Another trace's steps, cut in step with the replay's; null when the replayed trace is its
+    // own expectation (its steps are the replay's).
+    std::unique_ptr<StepCursor> ownSteps;
     // Another process's recording (a what-if compared with a run under its config) has its own
     // virtual addresses: it is compared by position (segment ordinal + offset) instead.
     bool translate = false;
@@ -90,12 +89,14 @@ std::string compareStepByPosition(Expected& expected, const TraceStep& step, con
     return "";
 }
 
-// What differs between the replayed step and the expected recording's step k ("" = nothing).
-std::string compareStep(Expected& expected, std::size_t k, const RecordedEntry* program, const StepOutcome& out) {
+// What differs between the replayed step and the expected recording's step k, `step` (null: the
+// recording has no step k) ("" = nothing).
+std::string compareStep(Expected& expected, std::size_t k, const TraceStep* expectedStep, const RecordedEntry* program,
+                        const StepOutcome& out) {
     if (out.unexpectedOom) return "the allocation failed (out of memory) where the recording succeeded";
     if (!expected.trace) return {};
-    if (k >= expected.steps->size()) return "the expected recording has no step " + std::to_string(k);
-    const TraceStep& step = (*expected.steps)[k];
+    if (!expectedStep) return "the expected recording has no step " + std::to_string(k);
+    const TraceStep& step = *expectedStep;
     if (expected.translate) return compareStepByPosition(expected, step, program, out);
     const RecordedTrace& trace = *expected.trace;
     const std::size_t last = step.program == kNoEntry ? step.end : step.program;
@@ -241,32 +242,21 @@ std::vector<std::size_t> poolHints(const RecordedTrace& trace, const TraceStep& 
     return hints;
 }
 
-// How often (in steps) a what-if lets the pages of the expected recording it has passed go.
-constexpr std::size_t kForgetExpectedEvery = 1 << 16;
-
-// From this many entries the history check runs on a thread of its own beside the cut into steps
-// (below it a thread costs more than it saves; pool inference replays small traces many times).
-constexpr std::size_t kWindowBesideCutFrom = 1'000'000;
-
 // One replay of the whole trace. `routing` null: every allocation from the default pools.
 // `hints`: where to put the pool guesses the first difference points at.
 ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options, PoolRouting* routing,
                         std::vector<std::size_t>* hints) {
     ReplayResult result;
     if (routing) routing->startReplay();
-    // The history check walks every entry backwards (HistoryWindow) and the cut walks them
-    // forwards; both only read the trace, so a big one has them done side by side.
-    std::future<HistoryWindow> windowJob;
-    if (trace.entries.size() >= kWindowBesideCutFrom) {
-        windowJob = std::async(std::launch::async, [&trace, &options] { return HistoryWindow(trace, options.config); });
-    }
-    const SpillArray<TraceStep> steps = TraceSteps::cut(trace);
-    result.steps = steps.size();
+    // Steps are cut as the replay reaches them: a big trace's are never all held.
+    StepCursor cursor(trace);
+    TraceStep step;
+    bool more = cursor.next(step);
+    const std::optional<TraceStep> firstStep = more ? std::optional<TraceStep>(step) : std::nullopt;
 
     Expected expected;
     expected.trace = options.expected ? options.expected : (options.placement ? nullptr : &trace);
-    if (expected.trace && expected.trace != &trace) expected.ownSteps = TraceSteps::cut(*expected.trace);
-    expected.steps = expected.trace == &trace ? &steps : &expected.ownSteps;
+    if (expected.trace && expected.trace != &trace) expected.ownSteps = std::make_unique<StepCursor>(*expected.trace);
     expected.translate = expected.trace && expected.trace != &trace && expected.trace->hasSegmentEvents && options.placement;
     if (expected.translate) {
         const std::uint64_t page = 2 * kMiB;  // the small pool's page: the smallest extent
@@ -278,13 +268,13 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
     const bool infer = !options.emptyCacheSteps && !options.placement && trace.hasSegmentEvents;
     std::set<std::size_t> given;
     if (options.emptyCacheSteps) given.insert(options.emptyCacheSteps->begin(), options.emptyCacheSteps->end());
-    std::vector<bool> emptyCache(steps.size(), false);
+    std::vector<bool> emptyCache;  // per step so far: replayed after an empty_cache()
 
     if (routing) routing->assignments().clear();
     // A history that starts mid-run (HistoryWindow): every run, a rewind's too, starts from the
     // state before the first recorded entry; the events that rebuild it go first to the sink.
-    const HistoryWindow window = windowJob.valid() ? windowJob.get() : HistoryWindow(trace, options.config);
-    ReplayStart start = startReplay(trace, steps, options, routing, window);
+    const HistoryWindow window(trace, options.config);
+    ReplayStart start = startReplay(trace, firstStep, options, routing, window);
     auto run = std::move(start.run);
     if (start.restoredState) {
         result.truncation = window.truncation();
@@ -299,23 +289,24 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
         result.notes.push_back("the state before the recorded history could not be rebuilt (" + problem +
                                "): the replay starts from an empty allocator");
     }
-    // A big trace's entries and steps leave memory behind the replay (SpillArray); so do the
-    // expected recording's when it is another trace (a what-if compared with it).
-    SpillArray<TraceStep>::Walk stepWalk(steps);
+    // A big trace's entries leave memory behind the replay (SpillArray); so do the expected
+    // recording's when it is another trace (a what-if compared with it).
     SpillArray<RecordedEntry>::Walk entryWalk(trace.entries);
+    std::optional<SpillArray<RecordedEntry>::Walk> expectedWalk;
+    if (expected.ownSteps) expectedWalk.emplace(expected.trace->entries);
+    TraceStep otherStep;  // the expected recording's step k, when it is another trace
     // The accepted run's phase marks, named by its program's labels (`run` may be replaced by a rewind).
     const auto tellPhases = [&options, &run](const std::vector<AppliedPhase>& marks) {
         if (!options.onPhase) return;
         for (const AppliedPhase& mark : marks) options.onPhase(mark.opIndex, run->program().labels[mark.label], mark.begin);
     };
     StepOutcome out;  // one for every step: its buffers keep their capacity
-    for (std::size_t k = 0; k < steps.size(); ++k) {
-        const TraceStep& step = steps[k];
-        stepWalk.at(k);
+    for (std::size_t k = 0; more; ++k, more = cursor.next(step)) {
         entryWalk.at(step.begin);
-        if (expected.trace && expected.trace != &trace && k % kForgetExpectedEvery == 0 && k < expected.steps->size()) {
-            expected.steps->forget(0, k);
-            expected.trace->entries.forget(0, (*expected.steps)[k].begin);
+        const TraceStep* expectedStep = &step;
+        if (expected.ownSteps) {
+            expectedStep = expected.ownSteps->next(otherStep) ? &otherStep : nullptr;
+            if (expectedStep) expectedWalk->at(otherStep.begin);
         }
         const RecordedEntry* program = step.program == kNoEntry ? nullptr : &trace.entries[step.program];
         bool want = given.count(k) > 0;
@@ -328,21 +319,21 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
                 tryBoth = true;
             }
         }
-        run->runStep(k, want, out);
-        std::string mismatch = compareStep(expected, k, program, out);
+        run->runStep(k, step, want, out);
+        std::string mismatch = compareStep(expected, k, expectedStep, program, out);
         if (tryBoth && !mismatch.empty()) {
             // Rebuild the state before step k and try the step after an explicit empty_cache().
-            auto alt = startReplay(trace, steps, options, routing, window).run;
-            SpillArray<TraceStep>::Walk rerunSteps(steps);
+            auto alt = startReplay(trace, firstStep, options, routing, window).run;
+            StepCursor rerun(trace);
             SpillArray<RecordedEntry>::Walk rerunEntries(trace.entries);
-            for (std::size_t j = 0; j < k; ++j) {
-                rerunSteps.at(j);
-                rerunEntries.at(steps[j].begin);
-                alt->runStep(j, emptyCache[j]);
+            TraceStep past;
+            for (std::size_t j = 0; j < k && rerun.next(past); ++j) {
+                rerunEntries.at(past.begin);
+                alt->runStep(j, past, emptyCache[j]);
             }
-            StepOutcome altOut = alt->runStep(k, true);
+            StepOutcome altOut = alt->runStep(k, step, true);
             ++result.rewinds;
-            std::string altMismatch = compareStep(expected, k, program, altOut);
+            std::string altMismatch = compareStep(expected, k, expectedStep, program, altOut);
             if (altMismatch.empty()) {
                 run = std::move(alt);
                 out = std::move(altOut);
@@ -350,7 +341,7 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
                 want = true;
             }
         }
-        emptyCache[k] = want;
+        emptyCache.push_back(want);
         if (want) result.emptyCacheSteps.push_back(k);
         if (!mismatch.empty() && !result.divergence) {
             result.divergence = ReplayDivergence{out.programOp, program ? std::size_t{step.program} : step.end - 1, mismatch};
@@ -378,6 +369,10 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
         }
     }
     if (!result.stoppedEarly) tellPhases(run->finish());
+    // A replay that stopped early still counts every step.
+    while (more && cursor.next(step)) {
+    }
+    result.steps = cursor.count();
 
     CachingAllocator& allocator = run->allocator();
     result.stats = allocator.stats();

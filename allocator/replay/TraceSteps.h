@@ -1,6 +1,6 @@
 #pragma once
-// Cuts a RecordedTrace into replay steps (reference §18.2): each step is the segment events
-// recorded since the previous program event, plus that program event. A free_requested whose
+// How a RecordedTrace is cut into replay steps (reference §18.2; a StepCursor cuts them): each
+// step is the segment events recorded since the previous program event, plus that program event. A free_requested whose
 // free_completed follows at once is one program event (one free() call); a free_completed that
 // comes later is a program event of its own (the completion of a pending free). Segment events
 // after the last program event form a final step without a program event.
@@ -16,14 +16,14 @@ namespace allocscope::alloc {
 inline constexpr std::size_t kNoEntry = std::numeric_limits<std::size_t>::max();
 
 // A trace entry index as a step stores it: 32 bits, read as a std::size_t (kNoEntry stays
-// kNoEntry). A big snapshot has tens of millions of steps: 16 bytes each instead of 32.
+// kNoEntry): a step is 16 bytes instead of 32.
 // Both conversions are implicit on purpose: the replay reads and compares steps' indices as the
 // size_t entry indices they are.
 class StepIndex {
 public:
     StepIndex(std::size_t index = 0) : value_(index == kNoEntry ? kNone : static_cast<std::uint32_t>(index)) {}
     operator std::size_t() const { return value_ == kNone ? kNoEntry : value_; }
-    // The largest trace TraceSteps::cut accepts (a 4-billion-entry snapshot would be ~350 GB).
+    // The largest trace a StepCursor accepts (a 4-billion-entry snapshot would be ~350 GB).
     static constexpr std::size_t kMaxEntries = 0xFFFF'FFFEu;
 
 private:
@@ -50,12 +50,9 @@ struct StepSegmentEvent {
 
 class TraceSteps {
 public:
-    // Throws std::length_error for a trace of more than StepIndex::kMaxEntries entries.
-    // Like the trace's entries, the steps of a big trace live in a temporary file (SpillArray).
-    static SpillArray<TraceStep> cut(const RecordedTrace& trace);
-    // Every segment event of the trace, in trace order, with its step: one cut and one pass over
-    // the entries (walked: a big trace's pages leave memory) for the placement models, which
-    // need only these few events.
+    // Every segment event of the trace, in trace order, with its step: one pass over the entries
+    // (walked: a big trace's pages leave memory) for the placement models, which need only
+    // these few events. Throws std::length_error as StepCursor does.
     static std::vector<StepSegmentEvent> segmentEvents(const RecordedTrace& trace);
     static bool isSegmentEvent(EventAction action);
     static bool isRelease(EventAction action);  // segment_free / segment_unmap

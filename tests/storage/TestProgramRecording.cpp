@@ -522,7 +522,7 @@ private slots:
             QCOMPARE(runs.size(), std::size_t{1});
             QCOMPARE(runs[0].divergence, std::string());
         }
-        QVERIFY2(openDuringReplay >= 2, "the entries and the steps were not spilled");  // entries, steps
+        QVERIFY2(openDuringReplay >= 1, "the entries were not spilled");  // steps are cut as the replay goes
         QCOMPARE(seenDuringReplay, QStringList());
         QCOMPARE(openSpills(), std::size_t{0});
 
