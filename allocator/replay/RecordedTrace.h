@@ -18,17 +18,19 @@
 namespace allocscope::alloc {
 
 // One trace entry, in PyTorch's vocabulary (reference §11.2).
-// stackId sits beside action, in what was padding: 48 bytes instead of 56, and a big snapshot has
-// tens of millions of entries (issue #18).
+// 32 bytes: a big snapshot has tens of millions of entries (issue #18), and the import writes each
+// to a temporary file that the history check and the replay then read. Its time is not kept: only
+// the import's placing of phase marks needs it, and the import keeps the times for that itself.
 struct RecordedEntry {
     EventAction action = EventAction::Alloc;
-    std::uint32_t stackId = 0;     // into RecordedTrace::stacks (0 = none)
-    std::uint64_t address = 0;     // block / segment / mapped-range address; 0 for Oom
-    std::uint64_t size = 0;        // requested bytes (alloc/free), segment bytes, rounded (oom)
+    std::uint32_t stackId = 0;  // into RecordedTrace::stacks (0 = none)
+    // Block / segment / mapped-range address. Oom: cudaMemGetInfo's free bytes at the failure, as
+    // PyTorch's trace keeps it (its addr) and as the allocator's own Oom event does (Event.h).
+    std::uint64_t address = 0;
+    std::uint64_t size = 0;  // requested bytes (alloc/free), segment bytes, rounded (oom)
     StreamId stream = 0;
-    std::uint64_t deviceFree = 0;  // Oom: cudaMemGetInfo's free bytes at the failure
-    std::int64_t timeUs = 0;       // 0 when the source has no usable clock
 };
+static_assert(sizeof(RecordedEntry) == 32);
 
 // A record_function START/END marker placed before the entry it precedes in time. Its name is
 // one of the trace's phaseNames: a training step repeats the same few names, and a big snapshot

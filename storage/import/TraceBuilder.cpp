@@ -43,7 +43,8 @@ alloc::BlockState blockState(const std::string& state, const std::string& where)
 // The markers are searched for in time order, each from where the one before it landed
 // (galloping, then binary search): a big trace's entries live in a file (SpillArray), and binary
 // searches over all of them would bring every page of it into memory, one marker at a time.
-void placePhases(RecordedTrace& trace, const std::vector<formats::Annotation>& annotations) {
+void placePhases(RecordedTrace& trace, const alloc::SpillArray<std::int64_t>& times,
+                 const std::vector<formats::Annotation>& annotations) {
     std::vector<std::pair<std::int64_t, std::size_t>> byTime;  // (time, annotation)
     for (std::size_t i = 0; i < annotations.size(); ++i) {
         const formats::Annotation& a = annotations[i];
@@ -52,22 +53,19 @@ void placePhases(RecordedTrace& trace, const std::vector<formats::Annotation>& a
         byTime.emplace_back(*a.time_us, i);
     }
     std::sort(byTime.begin(), byTime.end());
-    const alloc::SpillArray<RecordedEntry>& entries = trace.entries;
-    alloc::SpillArray<RecordedEntry>::Walk walk(entries);
+    alloc::SpillArray<std::int64_t>::Walk walk(times);
     std::vector<std::size_t> at(annotations.size(), alloc::kNoEntry);  // where each one goes
     std::size_t from = 0;
     for (const auto& [time, i] : byTime) {
         std::size_t step = 1;
-        while (from + step <= entries.size() && entries[from + step - 1].timeUs < time) step *= 2;
+        while (from + step <= times.size() && times[from + step - 1] < time) step *= 2;
         const std::size_t lo = from + step / 2;
-        const std::size_t hi = std::min(from + step, entries.size());
-        from = static_cast<std::size_t>(std::lower_bound(entries.begin() + lo, entries.begin() + hi, time,
-                                                         [](const RecordedEntry& e, std::int64_t t) { return e.timeUs < t; }) -
-                                        entries.begin());
+        const std::size_t hi = std::min(from + step, times.size());
+        from = static_cast<std::size_t>(std::lower_bound(times.begin() + lo, times.begin() + hi, time) - times.begin());
         walk.at(from);
         at[i] = from;
     }
-    entries.forget(0, entries.size());
+    times.forget(0, times.size());
     std::unordered_map<std::string, std::uint32_t> nameIds;
     for (std::size_t i = 0; i < annotations.size(); ++i) {
         if (at[i] == alloc::kNoEntry) continue;
@@ -98,14 +96,17 @@ TraceBuilder::Device& TraceBuilder::device(std::int64_t device) {
         it->second.trace.device = device;
         it->second.stacks = std::make_unique<Stacks>(it->second.trace.stacks);
         it->second.trace.entries.reserve(expected_);
+        it->second.times.reserve(expected_);
         expected_ = 0;
     }
     return it->second;
 }
 
 void TraceBuilder::reserve(std::size_t deviceIndex, std::size_t entries) {
-    RecordedTrace& trace = device(static_cast<std::int64_t>(deviceIndex)).trace;
+    Device& d = device(static_cast<std::int64_t>(deviceIndex));
+    RecordedTrace& trace = d.trace;
     trace.entries.reserve(trace.entries.size() + entries);
+    d.times.reserve(d.times.size() + entries);
 }
 
 // Appends the entries of one trace entry (a legacy "free" becomes both halves of a free).
@@ -129,12 +130,13 @@ void TraceBuilder::onEntry(std::size_t deviceIndex, std::size_t index, const for
     RecordedEntry entry;
     entry.size = e.size;
     entry.stream = e.stream;
-    entry.timeUs = e.time_us_unknown ? 0 : e.time_us;  // 0: no usable clock (RecordedTrace.h)
+    const std::int64_t time = e.time_us_unknown ? 0 : e.time_us;  // 0: no usable clock
     entry.stackId = d.stacks->intern(e.frames);
     if (action == EventAction::Oom) {
         entry.action = EventAction::Oom;
-        entry.deviceFree = e.device_free;
+        entry.address = e.device_free;
         trace.entries.push_back(entry);
+        d.times.push_back(time);
         return;
     }
     if (!e.has_addr && action != EventAction::Snapshot) {
@@ -146,10 +148,13 @@ void TraceBuilder::onEntry(std::size_t deviceIndex, std::size_t index, const for
         trace.entries.push_back(entry);
         entry.action = EventAction::FreeCompleted;
         trace.entries.push_back(entry);
+        d.times.push_back(time);
+        d.times.push_back(time);
         return;
     }
     entry.action = *action;
     trace.entries.push_back(entry);
+    d.times.push_back(time);
 }
 
 const TraceBuilder::KnownAction& TraceBuilder::classify(const formats::SharedString& name) {
@@ -229,7 +234,8 @@ std::vector<RecordedTrace> TraceBuilder::finish(const formats::Snapshot& rest) {
         std::sort(segments.begin(), segments.end(),
                   [](const alloc::SegmentInfo& a, const alloc::SegmentInfo& b) { return a.address < b.address; });
         trace.finalSegments = std::move(segments);
-        placePhases(trace, rest.external_annotations);
+        d.times.doneWriting();
+        placePhases(trace, d.times, rest.external_annotations);
         traces.push_back(std::move(trace));
     }
     devices_.clear();

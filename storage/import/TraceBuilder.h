@@ -73,6 +73,9 @@ private:
     struct Device {
         alloc::RecordedTrace trace;
         std::unique_ptr<Stacks> stacks;
+        // Each entry's time (0: no usable clock), for placing the phase marks at the end; kept
+        // here, not in the entries, which the replay reads without them (RecordedEntry).
+        alloc::SpillArray<std::int64_t> times;
     };
     Device& device(std::int64_t device);
     // What an entry's action names, found once per distinct action string: entries share a few

@@ -116,8 +116,7 @@ public:
         if (e.action == alloc::EventAction::Snapshot) return;
         alloc::RecordedEntry entry;
         entry.action = e.action;
-        entry.address = e.action == alloc::EventAction::Oom ? 0 : e.address;
-        entry.deviceFree = e.action == alloc::EventAction::Oom ? e.address : 0;
+        entry.address = e.address;  // Oom: the device's free bytes, in both
         entry.size = e.size;
         entry.stream = e.stream;
         entries.push_back(entry);

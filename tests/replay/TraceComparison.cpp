@@ -30,7 +30,7 @@ std::string traceDifference(const std::vector<alloc::RecordedTrace>& a, const st
             const alloc::RecordedEntry& e = x.entries[i];
             const alloc::RecordedEntry& f = y.entries[i];
             if (e.action != f.action || e.address != f.address || e.size != f.size || e.stream != f.stream ||
-                e.stackId != f.stackId || e.deviceFree != f.deviceFree || e.timeUs != f.timeUs) {
+                e.stackId != f.stackId) {
                 return at + "entry " + std::to_string(i);
             }
         }
