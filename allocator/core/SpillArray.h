@@ -1,7 +1,7 @@
 #pragma once
 // An append-mostly array of plain values that moves into a temporary file once it passes
-// spillFromBytes() (issue #18: the entries and the replay steps of a big snapshot's trace, the
-// ops of the program made from it, the pickle memo's old chunks while it is read). Below
+// spillFromBytes() (issue #18: the entries of a big snapshot's trace and, while it is read, their
+// times and the pickle memo's old chunks; the ops of the program made from it). Below
 // that it is ordinary memory. Past it, the values live in a SpillFile mapped at one address: the
 // pages the writer has filled leave memory as it goes on, and the pages a reader has passed leave
 // it when the reader says so (forget(), or a Walk), so what stays resident is a window, whatever
