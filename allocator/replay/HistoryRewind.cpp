@@ -113,15 +113,15 @@ HistoryRewind::BlockIt HistoryRewind::carve(BlockIt it, std::uint64_t address, s
     return it;
 }
 
-bool HistoryRewind::undo(const RecordedEntry& e) {
+bool HistoryRewind::undo(const RecordedEntry& e, StreamId stream) {
     switch (e.action) {
         case EventAction::Alloc: return undoAlloc(e);
         case EventAction::FreeRequested: return undoFreeRequested(e);
         case EventAction::FreeCompleted: return undoFreeCompleted(e);
         case EventAction::SegmentAlloc: return undoSegmentAlloc(e);
-        case EventAction::SegmentFree: return undoSegmentFree(e);
+        case EventAction::SegmentFree: return undoSegmentFree(e, stream);
         case EventAction::SegmentMap: return undoSegmentMap(e);
-        case EventAction::SegmentUnmap: return undoSegmentUnmap(e);
+        case EventAction::SegmentUnmap: return undoSegmentUnmap(e, stream);
         case EventAction::Oom:
         case EventAction::Snapshot: return true;  // no change to the layout
     }
@@ -185,10 +185,10 @@ bool HistoryRewind::undoSegmentAlloc(const RecordedEntry& e) {
     return true;
 }
 
-bool HistoryRewind::undoSegmentFree(const RecordedEntry& e) {
+bool HistoryRewind::undoSegmentFree(const RecordedEntry& e, StreamId stream) {
     if (e.size == 0 || overlaps(e.address, e.size)) return fail(e, "the range is in use");
     // Small-pool segments are exactly 2 MiB; large ones never are (reference §1.6).
-    const std::uint32_t owner = intern(Owner{false, e.address, e.stream, e.size == kSmallBuffer ? PoolKind::Small : PoolKind::Large,
+    const std::uint32_t owner = intern(Owner{false, e.address, stream, e.size == kSmallBuffer ? PoolKind::Small : PoolKind::Large,
                                              PoolId{}, e.stackId});
     segments_[e.address] = Segment{e.size, owner};
     blocks_[e.address] = Block{e.size, 0, 0, owner, BlockState::Inactive};
@@ -227,9 +227,9 @@ std::uint32_t HistoryRewind::expandableOwnerNear(std::uint64_t address, std::uin
     return intern(owner);
 }
 
-bool HistoryRewind::undoSegmentUnmap(const RecordedEntry& e) {
+bool HistoryRewind::undoSegmentUnmap(const RecordedEntry& e, StreamId stream) {
     if (e.size == 0 || overlaps(e.address, e.size)) return fail(e, "the range is mapped");
-    auto it = blocks_.insert_or_assign(e.address, Block{e.size, 0, 0, expandableOwnerNear(e.address, e.size, e.stream),
+    auto it = blocks_.insert_or_assign(e.address, Block{e.size, 0, 0, expandableOwnerNear(e.address, e.size, stream),
                                                         BlockState::Inactive})
                   .first;
     // unmap_block cut the range out of one free block: join what was left on either side.

@@ -46,7 +46,8 @@ public:
     HistoryRewind& operator=(const HistoryRewind&) = delete;
     bool load(const std::vector<SegmentInfo>& finalSegments);
 
-    bool undo(const RecordedEntry& entry);
+    // `stream`: the entry's (RecordedTrace::stream()).
+    bool undo(const RecordedEntry& entry, StreamId stream);
     const std::string& problem() const { return problem_; }
 
     // The state now, as a snapshot lists it (sorted by address, one SegmentInfo per contiguous
@@ -114,9 +115,9 @@ private:
     bool undoFreeRequested(const RecordedEntry& e);
     bool undoFreeCompleted(const RecordedEntry& e);
     bool undoSegmentAlloc(const RecordedEntry& e);
-    bool undoSegmentFree(const RecordedEntry& e);
+    bool undoSegmentFree(const RecordedEntry& e, StreamId stream);
     bool undoSegmentMap(const RecordedEntry& e);
-    bool undoSegmentUnmap(const RecordedEntry& e);
+    bool undoSegmentUnmap(const RecordedEntry& e, StreamId stream);
 
     AllocatorConfig config_;
     std::unique_ptr<SimulatedDevice> device_;

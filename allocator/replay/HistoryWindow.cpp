@@ -18,7 +18,7 @@ HistoryWindow::HistoryWindow(const RecordedTrace& trace, const AllocatorConfig& 
     SpillArray<RecordedEntry>::Walk walk(trace.entries);  // backwards: a window stays in memory
     for (std::size_t i = trace.entries.size(); i-- > 0;) {
         walk.at(i);
-        if (!rewind.undo(trace.entries[i])) {
+        if (!rewind.undo(trace.entries[i], trace.stream(trace.entries[i]))) {
             problem_ = "trace entry " + std::to_string(i) + ": " + rewind.problem();
             // A lone stray entry that does not fit the final state (undo changed nothing): start
             // from that state anyway; the replay notes the entry it cannot apply.

@@ -5,8 +5,10 @@
 //
 // One RecordedTrace per device: a snapshot with several devices yields several, each replayed by
 // its own allocator (PyTorch keeps one independent allocator per device).
+#include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -18,19 +20,20 @@
 namespace allocscope::alloc {
 
 // One trace entry, in PyTorch's vocabulary (reference §11.2).
-// 32 bytes: a big snapshot has tens of millions of entries (issue #18), and the import writes each
+// 24 bytes: a big snapshot has tens of millions of entries (issue #18), and the import writes each
 // to a temporary file that the history check and the replay then read. Its time is not kept: only
 // the import's placing of phase marks needs it, and the import keeps the times for that itself.
+// Its stream is an index into the trace's few distinct streams (RecordedTrace::stream()).
 struct RecordedEntry {
     EventAction action = EventAction::Alloc;
-    std::uint32_t stackId = 0;  // into RecordedTrace::stacks (0 = none)
+    std::uint16_t streamIndex = 0;  // into RecordedTrace::streams (0: the default stream)
+    std::uint32_t stackId = 0;      // into RecordedTrace::stacks (0 = none)
     // Block / segment / mapped-range address. Oom: cudaMemGetInfo's free bytes at the failure, as
     // PyTorch's trace keeps it (its addr) and as the allocator's own Oom event does (Event.h).
     std::uint64_t address = 0;
     std::uint64_t size = 0;  // requested bytes (alloc/free), segment bytes, rounded (oom)
-    StreamId stream = 0;
 };
-static_assert(sizeof(RecordedEntry) == 32);
+static_assert(sizeof(RecordedEntry) == 24);
 
 // A record_function START/END marker placed before the entry it precedes in time. Its name is
 // one of the trace's phaseNames: a training step repeats the same few names, and a big snapshot
@@ -53,6 +56,21 @@ struct RecordedTrace {
     // A big snapshot's millions of entries live in a temporary file, a window of them in memory
     // (SpillArray): readers that go through them say where they are with a SpillArray::Walk.
     SpillArray<RecordedEntry> entries;
+    // The streams the entries name, each once; the default stream (0) is always index 0.
+    std::vector<StreamId> streams{0};
+    StreamId stream(const RecordedEntry& entry) const { return streams[entry.streamIndex]; }
+    // The index of `stream` in `streams`, added the first time. Throws std::length_error for the
+    // 65,537th distinct stream (PyTorch's stream pool has 32 per priority and device).
+    std::uint16_t streamIndex(StreamId stream) {
+        if (streams[lastStream_] == stream) return lastStream_;  // entries mostly repeat the last
+        auto it = std::find(streams.begin(), streams.end(), stream);
+        if (it == streams.end()) {
+            if (streams.size() > 0xFFFF) throw std::length_error("a trace of more than 65,536 streams is more than a replay takes");
+            it = streams.insert(streams.end(), stream);
+        }
+        lastStream_ = static_cast<std::uint16_t>(it - streams.begin());
+        return lastStream_;
+    }
     StackTable stacks;
     SpillArray<PhaseMark> phases;         // in entry order
     std::vector<std::string> phaseNames;  // each distinct name once
@@ -60,6 +78,9 @@ struct RecordedTrace {
     // The allocator state when the snapshot was taken (its `segments` for this device), when the
     // source has one: a replay must end in exactly this layout.
     std::optional<std::vector<SegmentInfo>> finalSegments;
+
+private:
+    std::uint16_t lastStream_ = 0;  // streamIndex()'s last answer
 };
 
 }  // namespace allocscope::alloc

@@ -231,21 +231,22 @@ std::optional<std::size_t> ReplayRun::guessedCreator(std::uint64_t segment) cons
 // to it on its stream (as a capture or use_mem_pool scope does for every request it covers).
 PoolId ReplayRun::beginRoute(std::size_t entry, const RecordedEntry& e, bool& guessed) {
     guessed = false;
+    const StreamId stream = trace_.stream(e);
     if (routing_ == nullptr) return PoolId{};
     const PoolId pool = routing_->poolFor(entry, e.address, *allocator_, guessed);
     // A capture cannot run on the legacy default stream (0), so private-pool allocations that
     // begin on a side stream are a torch.cuda.graph capture (graph trees under torch.compile use
     // it too). Its __enter__ calls empty_cache() first; with nothing cached to release the trace
     // shows nothing of it, but PyTorch counts it (num_sync_all_streams).
-    const auto [last, fresh] = lastPoolOnStream_.try_emplace(e.stream, pool);
-    const bool captureStarts = e.stream != 0 && !pool.isDefault() && (fresh || last->second != pool);
+    const auto [last, fresh] = lastPoolOnStream_.try_emplace(stream, pool);
+    const bool captureStarts = stream != 0 && !pool.isDefault() && (fresh || last->second != pool);
     last->second = pool;
     if (pool.isDefault()) return pool;
     // torch.compile's graph trees warm a function up in the pool without a capture, then record
     // it in the same pool on the same stream: the rule above cannot see that capture start, the
     // Python stack can (CUDAGraphNode._record runs the function inside torch.cuda.graph).
     const bool recording = inGraphTreesRecording(e.stackId);
-    bool& wasRecording = recordingOnStream_[e.stream];
+    bool& wasRecording = recordingOnStream_[stream];
     const bool recordingStarts = recording && !wasRecording;
     wasRecording = recording;
     if ((captureStarts || recordingStarts) && !emptyCacheThisStep_) {
@@ -256,8 +257,8 @@ PoolId ReplayRun::beginRoute(std::size_t entry, const RecordedEntry& e, bool& gu
         push(Op::pool(OpKind::CreatePool, pool));
         allocator_->createPool(pool);
     }
-    push(Op::pool(OpKind::BeginAllocateToPool, pool, 0, e.stream));
-    allocator_->beginAllocateToPool(pool, e.stream, false);
+    push(Op::pool(OpKind::BeginAllocateToPool, pool, 0, stream));
+    allocator_->beginAllocateToPool(pool, stream, false);
     return pool;
 }
 
@@ -351,8 +352,8 @@ void ReplayRun::runStep(std::size_t k, const TraceStep& step, bool withEmptyCach
         switch (e.action) {
             case EventAction::Alloc: {
                 const PoolId pool = beginRoute(step.program, e, out.poolGuessed);
-                out.programOp = push(Op::alloc(id, e.size, e.stream, e.stackId));
-                const std::optional<std::uint64_t> address = allocator_->malloc(e.size, e.stream, e.stackId);
+                out.programOp = push(Op::alloc(id, e.size, trace_.stream(e), e.stackId));
+                const std::optional<std::uint64_t> address = allocator_->malloc(e.size, trace_.stream(e), e.stackId);
                 endRoute(pool);
                 if (out.poolGuessed) {
                     // A new segment, or the first map of a new reservation (a later map of the
@@ -374,8 +375,8 @@ void ReplayRun::runStep(std::size_t k, const TraceStep& step, bool withEmptyCach
                 break;
             }
             case EventAction::Oom: {
-                out.programOp = push(Op::alloc(id, e.size, e.stream, e.stackId));
-                const std::optional<std::uint64_t> address = allocator_->malloc(e.size, e.stream, e.stackId);
+                out.programOp = push(Op::alloc(id, e.size, trace_.stream(e), e.stackId));
+                const std::optional<std::uint64_t> address = allocator_->malloc(e.size, trace_.stream(e), e.stackId);
                 if (address) {
                     // The program raised here in the recording and never held this tensor: drop
                     // it again so the rest of the program runs as recorded.

@@ -129,7 +129,7 @@ void TraceBuilder::onEntry(std::size_t deviceIndex, std::size_t index, const for
     const std::optional<EventAction> action = legacyFree ? std::nullopt : std::optional<EventAction>(known.action);
     RecordedEntry entry;
     entry.size = e.size;
-    entry.stream = e.stream;
+    entry.streamIndex = trace.streamIndex(e.stream);
     const std::int64_t time = e.time_us_unknown ? 0 : e.time_us;  // 0: no usable clock
     entry.stackId = d.stacks->intern(e.frames);
     if (action == EventAction::Oom) {

@@ -28,7 +28,7 @@ RecordedTrace traceFromRmmLog(const formats::RmmLog& log) {
         RecordedEntry entry;
         entry.address = r.pointer;
         entry.size = r.size;
-        entry.stream = r.stream;
+        entry.streamIndex = trace.streamIndex(r.stream);
         switch (r.action) {
             case formats::RmmAction::Allocate:
                 entry.action = EventAction::Alloc;

@@ -48,7 +48,7 @@ alloc::RecordedTrace synthetic(std::size_t entries) {
             e.action = alloc::EventAction::Alloc;
             e.address = address;
             e.size = size;
-            e.stream = (r >> 32) % 4 == 0 ? 7 : 0;
+            e.streamIndex = trace.streamIndex((r >> 32) % 4 == 0 ? 7 : 0);
             address += (size + 0xFFFF) & ~0xFFFFull;
             trace.entries.push_back(e);
             live.emplace_back(e.address, size);

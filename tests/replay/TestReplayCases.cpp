@@ -26,7 +26,7 @@ struct TraceBuilder {
         e.action = action;
         e.address = address;
         e.size = size;
-        e.stream = stream;
+        e.streamIndex = trace.streamIndex(stream);
         trace.entries.push_back(e);
         return *this;
     }

@@ -37,14 +37,14 @@ alloc::RecordedEntry entry(std::size_t i) {
     e.stackId = static_cast<std::uint32_t>(i * 7);
     e.address = 0x7f0000000000ull + i * 512;
     e.size = i * 3 + 1;
-    e.stream = i % 5;
+    e.streamIndex = static_cast<std::uint16_t>(i % 5);
     return e;
 }
 
 bool same(const alloc::RecordedEntry& e, std::size_t i) {
     const alloc::RecordedEntry f = entry(i);
     return e.action == f.action && e.stackId == f.stackId && e.address == f.address && e.size == f.size &&
-           e.stream == f.stream;
+           e.streamIndex == f.streamIndex;
 }
 
 // Bytes of file-backed pages the process has mapped and resident (the spilled pages count here).
@@ -90,12 +90,12 @@ private slots:
         for (std::size_t i = 0; i < a.size(); ++i) QVERIFY(same(a[i], i));
     }
 
-    // 2.25 M entries of 32 bytes: 72 MB, past a file growth step (64 MiB) and many 4 MiB windows.
+    // 3 M entries of 24 bytes: 72 MB, past a file growth step (64 MiB) and many 4 MiB windows.
     void spilledValuesReadBackForwardsAndBackwards() {
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
         const testfiles::SpillSetting spill(4096, tmp.path());
-        constexpr std::size_t n = 2'250'000;
+        constexpr std::size_t n = 3'000'000;
         Entries a;
         for (std::size_t i = 0; i < n; ++i) a.push_back(entry(i));
         QVERIFY(a.spilled());
@@ -170,7 +170,7 @@ private slots:
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
         const testfiles::SpillSetting spill(4096, tmp.path());
-        constexpr std::size_t n = 2'250'000;  // 72 MB
+        constexpr std::size_t n = 3'000'000;  // 72 MB
         Entries a;
         for (std::size_t i = 0; i < n; ++i) a.push_back(entry(i));
         a.forget(0, n);

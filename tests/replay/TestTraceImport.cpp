@@ -108,11 +108,13 @@ std::map<std::uint64_t, alloc::PoolId> poolsOf(const formats::Snapshot& snap, st
 }
 
 // What a RecordedEntry says, for comparing two imports of the same history.
-bool sameEntries(const alloc::SpillArray<alloc::RecordedEntry>& a, const alloc::SpillArray<alloc::RecordedEntry>& b) {
+bool sameEntries(const alloc::RecordedTrace& x, const alloc::RecordedTrace& y) {
+    const alloc::SpillArray<alloc::RecordedEntry>& a = x.entries;
+    const alloc::SpillArray<alloc::RecordedEntry>& b = y.entries;
     if (a.size() != b.size()) return false;
     for (std::size_t i = 0; i < a.size(); ++i) {
         if (a[i].action != b[i].action || a[i].address != b[i].address || a[i].size != b[i].size ||
-            a[i].stream != b[i].stream) {
+            x.stream(a[i]) != y.stream(b[i])) {
             return false;
         }
     }
@@ -273,6 +275,27 @@ private slots:
         QCOMPARE(stack.back(), (alloc::Frame{"tracegen5.py", 151, "<module>"}));
     }
 
+    // An entry names its stream by an index into the trace's streams (24-byte entries): each
+    // stream once, the default stream first, every entry's stream read back as it was recorded.
+    void streamsAreNamedOnce() {
+        formats::Snapshot snap;
+        snap.device_traces.resize(1);
+        snap.device_traces[0] = {entry("segment_alloc", 0x1000, 2097152, 10), entry("alloc", 0x1000, 512, 20),
+                                 entry("alloc", 0x1200, 512, 30), entry("alloc", 0x1400, 512, 40), entry("alloc", 0x1600, 512, 50)};
+        const std::vector<std::uint64_t> streams{0x7f00, 0x7f00, 0, 0x9a00, 0x7f00};
+        for (std::size_t i = 0; i < streams.size(); ++i) snap.device_traces[0][i].stream = streams[i];
+        const auto traces = storage::tracesFromSnapshot(snap);
+        const alloc::RecordedTrace& t = traces.at(0);
+        QCOMPARE(t.streams, (std::vector<alloc::StreamId>{0, 0x7f00, 0x9a00}));
+        for (std::size_t i = 0; i < streams.size(); ++i) QCOMPARE(t.stream(t.entries[i]), alloc::StreamId{streams[i]});
+
+        alloc::RecordedTrace many;
+        for (alloc::StreamId s = 1; s < 65536; ++s) many.streamIndex(s);
+        QCOMPARE(many.streams.size(), std::size_t{65536});
+        QCOMPARE(many.streamIndex(4242), std::uint16_t{4242});
+        QVERIFY_THROWS_EXCEPTION(std::length_error, many.streamIndex(65536));
+    }
+
     // Unknown times become "no usable clock" (0); annotations whose device or time is unknown
     // cannot be placed and are left out, the others are placed as before.
     void unknownTimesAndAnnotations() {
@@ -323,7 +346,7 @@ private slots:
             const alloc::RecordedTrace& t = traces[d];
             QCOMPARE(t.device, static_cast<std::int64_t>(d));
             QCOMPARE(t.origin, "snapshot device " + std::to_string(d));
-            QVERIFY(sameEntries(t.entries, alone[d].entries));
+            QVERIFY(sameEntries(t, alone[d]));
             QCOMPARE(t.stacks.size(), alone[d].stacks.size());
             for (std::size_t i = 0; i < t.entries.size(); ++i) {
                 QCOMPARE(t.stacks.stack(t.entries[i].stackId), alone[d].stacks.stack(alone[d].entries[i].stackId));

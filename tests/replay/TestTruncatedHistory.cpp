@@ -118,10 +118,10 @@ public:
         entry.action = e.action;
         entry.address = e.address;  // Oom: the device's free bytes, in both
         entry.size = e.size;
-        entry.stream = e.stream;
-        entries.push_back(entry);
+        entry.streamIndex = trace.streamIndex(e.stream);
+        trace.entries.push_back(entry);
     }
-    std::vector<alloc::RecordedEntry> entries;
+    alloc::RecordedTrace trace;
 };
 
 constexpr std::uint64_t kTotal = 85'017'493'504ull;
@@ -146,9 +146,8 @@ alloc::RecordedTrace syntheticTrace(const std::string& conf) {
     alloc::ProgramRunner runner(allocator);
     const alloc::ProgramResult run = runner.run(program);
     if (!run.ok() || !run.ooms.empty()) qFatal("the synthetic program did not run cleanly");
-    alloc::RecordedTrace trace;
+    alloc::RecordedTrace trace = std::move(sink.trace);
     trace.settings = conf;
-    trace.entries = std::move(sink.entries);
     trace.finalSegments = allocator.segments();
     return trace;
 }

@@ -29,7 +29,7 @@ std::string traceDifference(const std::vector<alloc::RecordedTrace>& a, const st
         for (std::size_t i = 0; i < x.entries.size(); ++i) {
             const alloc::RecordedEntry& e = x.entries[i];
             const alloc::RecordedEntry& f = y.entries[i];
-            if (e.action != f.action || e.address != f.address || e.size != f.size || e.stream != f.stream ||
+            if (e.action != f.action || e.address != f.address || e.size != f.size || x.stream(e) != y.stream(f) ||
                 e.stackId != f.stackId) {
                 return at + "entry " + std::to_string(i);
             }
