@@ -231,8 +231,8 @@ std::optional<std::size_t> ReplayRun::guessedCreator(std::uint64_t segment) cons
 // to it on its stream (as a capture or use_mem_pool scope does for every request it covers).
 PoolId ReplayRun::beginRoute(std::size_t entry, const RecordedEntry& e, bool& guessed) {
     guessed = false;
-    const StreamId stream = trace_.stream(e);
     if (routing_ == nullptr) return PoolId{};
+    const StreamId stream = trace_.stream(e);
     const PoolId pool = routing_->poolFor(entry, e.address, *allocator_, guessed);
     // A capture cannot run on the legacy default stream (0), so private-pool allocations that
     // begin on a side stream are a torch.cuda.graph capture (graph trees under torch.compile use
@@ -352,8 +352,9 @@ void ReplayRun::runStep(std::size_t k, const TraceStep& step, bool withEmptyCach
         switch (e.action) {
             case EventAction::Alloc: {
                 const PoolId pool = beginRoute(step.program, e, out.poolGuessed);
-                out.programOp = push(Op::alloc(id, e.size, trace_.stream(e), e.stackId));
-                const std::optional<std::uint64_t> address = allocator_->malloc(e.size, trace_.stream(e), e.stackId);
+                const StreamId stream = trace_.stream(e);
+                out.programOp = push(Op::alloc(id, e.size, stream, e.stackId));
+                const std::optional<std::uint64_t> address = allocator_->malloc(e.size, stream, e.stackId);
                 endRoute(pool);
                 if (out.poolGuessed) {
                     // A new segment, or the first map of a new reservation (a later map of the
@@ -375,8 +376,9 @@ void ReplayRun::runStep(std::size_t k, const TraceStep& step, bool withEmptyCach
                 break;
             }
             case EventAction::Oom: {
-                out.programOp = push(Op::alloc(id, e.size, trace_.stream(e), e.stackId));
-                const std::optional<std::uint64_t> address = allocator_->malloc(e.size, trace_.stream(e), e.stackId);
+                const StreamId stream = trace_.stream(e);
+                out.programOp = push(Op::alloc(id, e.size, stream, e.stackId));
+                const std::optional<std::uint64_t> address = allocator_->malloc(e.size, stream, e.stackId);
                 if (address) {
                     // The program raised here in the recording and never held this tensor: drop
                     // it again so the rest of the program runs as recorded.

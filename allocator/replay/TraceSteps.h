@@ -1,9 +1,9 @@
 #pragma once
 // How a RecordedTrace is cut into replay steps (reference §18.2; a StepCursor cuts them): each
-// step is the segment events recorded since the previous program event, plus that program event. A free_requested whose
-// free_completed follows at once is one program event (one free() call); a free_completed that
-// comes later is a program event of its own (the completion of a pending free). Segment events
-// after the last program event form a final step without a program event.
+// step is the segment events recorded since the previous program event, plus that program event.
+// A free_requested whose free_completed follows at once is one program event (one free() call); a
+// free_completed that comes later is a program event of its own (the completion of a pending
+// free). Segment events after the last program event form a final step without a program event.
 #include <cstddef>
 #include <cstdint>
 #include <limits>
