@@ -268,7 +268,6 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
     const bool infer = !options.emptyCacheSteps && !options.placement && trace.hasSegmentEvents;
     std::set<std::size_t> given;
     if (options.emptyCacheSteps) given.insert(options.emptyCacheSteps->begin(), options.emptyCacheSteps->end());
-    std::vector<bool> emptyCache;  // per step so far: replayed after an empty_cache()
 
     if (routing) routing->assignments().clear();
     // A history that starts mid-run (HistoryWindow): every run, a rewind's too, starts from the
@@ -327,9 +326,15 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
             StepCursor rerun(trace);
             SpillArray<RecordedEntry>::Walk rerunEntries(trace.entries);
             TraceStep past;
+            // The steps replayed after an empty_cache() so far are result.emptyCacheSteps, in
+            // step order: a list of the few such steps rather than a flag per step, so that
+            // nothing here grows with the trace's length.
+            auto emptied = result.emptyCacheSteps.cbegin();
             for (std::size_t j = 0; j < k && rerun.next(past); ++j) {
                 rerunEntries.at(past.begin);
-                alt->runStep(j, past, emptyCache[j]);
+                const bool afterEmptyCache = emptied != result.emptyCacheSteps.cend() && *emptied == j;
+                if (afterEmptyCache) ++emptied;
+                alt->runStep(j, past, afterEmptyCache);
             }
             StepOutcome altOut = alt->runStep(k, step, true);
             ++result.rewinds;
@@ -341,7 +346,6 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
                 want = true;
             }
         }
-        emptyCache.push_back(want);
         if (want) result.emptyCacheSteps.push_back(k);
         if (!mismatch.empty() && !result.divergence) {
             result.divergence = ReplayDivergence{out.programOp, program ? std::size_t{step.program} : step.end - 1, mismatch};

@@ -241,6 +241,32 @@ private slots:
         QCOMPARE(r.stats.num_ooms, 0);
     }
 
+    // Two explicit empty_cache() calls, each before an alloc that the cached block would otherwise
+    // serve. Trying the second re-runs the prefix, which must replay the first step after its
+    // empty_cache() again: without it the rebuilt state has one segment fewer freed and created,
+    // and its program one empty_cache() fewer.
+    void emptyCacheBeforeTwoAllocs() {
+        const std::uint64_t s1 = 0x10000000;
+        TraceBuilder b;
+        b.segAlloc(s1, 30 * MiB).alloc(s1, 30 * MiB).free(s1, 30 * MiB)
+            .segFree(s1, 30 * MiB).segAlloc(s1, 30 * MiB).alloc(s1, 30 * MiB)
+            .free(s1, 30 * MiB)
+            .segFree(s1, 30 * MiB).segAlloc(s1, 30 * MiB).alloc(s1, 30 * MiB);
+        const ReplayResult r = replayExact(b.trace, "");
+        QVERIFY2(r.exact(), qPrintable(replaytest::describeInexact(r)));
+        QCOMPARE(r.emptyCacheSteps.size(), std::size_t{2});
+        QCOMPARE(r.rewinds, std::uint64_t{2});  // each of the two allocs was tried both ways
+        int emptyCaches = 0;
+        for (const Op& op : r.program.ops) emptyCaches += op.kind == OpKind::EmptyCache;
+        QCOMPARE(emptyCaches, 2);
+        std::map<std::string, std::int64_t> have;
+        for (const auto& [key, value] : r.stats.flatten()) have[key] = value;
+        QCOMPARE(have.at("segment.all.allocated"), std::int64_t{3});
+        QCOMPARE(have.at("segment.all.freed"), std::int64_t{2});
+        QCOMPARE(have.at("num_device_alloc"), std::int64_t{3});
+        QCOMPARE(have.at("num_device_free"), std::int64_t{2});
+    }
+
     // Three explicit empty_cache() calls: before an alloc (only the variant with an
     // empty_cache() reproduces the recording: without it the cached 30 MiB block would be
     // reused), before a free (frees never release segments) and after the last program event.
