@@ -1,14 +1,12 @@
 #include "app/MainWindow.h"
 
 #include <QAction>
-#include <QActionGroup>
 #include <QApplication>
 #include <QCheckBox>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -16,19 +14,14 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QProgressBar>
-#include <QPushButton>
 #include <QScrollArea>
 #include <QScreen>
 #include <QScrollBar>
 #include <QSettings>
-#include <QSlider>
 #include <QSplitter>
-#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
-#include <QPlainTextEdit>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -36,8 +29,6 @@
 #include <utility>
 
 #include "allocator/config/ConfigParser.h"
-#include "allocator/device/GpuPresets.h"
-#include "allocator/workloads/WorkloadRegistry.h"
 #include "app/AllocationsController.h"
 #include "app/BackgroundJob.h"
 #include "app/SearchController.h"
@@ -46,7 +37,7 @@
 #include "app/ComparePage.h"
 #include "app/ExperimentPanel.h"
 #include "app/ExportActions.h"
-#include "app/FormAdapters.h"
+#include "app/JobTracker.h"
 #include "app/LessonDock.h"
 #include "app/ReadOnlySessionPrompt.h"
 #include "app/RecentFiles.h"
@@ -54,11 +45,11 @@
 #include "app/SessionMigration.h"
 #include "app/SessionWatcher.h"
 #include "app/StacksPage.h"
+#include "app/ThemeMenu.h"
 #include "app/ViewDataAdapters.h"
 #include "app/RecordingSource.h"
 #include "app/WhatIfReplay.h"
-#include "storage/formats/FormatError.h"
-#include "storage/session/ProgramRecording.h"
+#include "app/WorkloadRun.h"
 #include "storage/session/SessionError.h"
 #include "storage/session/SessionReader.h"
 #include "storage/session/SessionSchema.h"
@@ -77,54 +68,21 @@
 #include "views/widgets/SegmentMapWidget.h"
 #include "views/widgets/SummaryTableModel.h"
 #include "views/charts/TimelineChartView.h"
+#include "views/data/TimelinePeak.h"
 
 namespace allocscope::app {
 namespace {
 const char* const kGeometryKey = "mainWindow/geometry";
 const char* const kStateKey = "mainWindow/state";
-const char* const kThemeKey = "view/theme";
 const char* const kRawAddressesKey = "view/heatmapRawAddresses";
 // After the scrubber is released the exact state is asked for once this much later, so a
 // release right after a last drag step does not load two states.
 constexpr int kSettleMs = 40;
 
-bool looksLikeSession(const QString& path) {
-    if (path.endsWith(QLatin1String(".allocscope"), Qt::CaseInsensitive)) return true;
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) return false;
-    return file.read(16) == QByteArray("SQLite format 3\0", 16);
-}
-
 QString where(const storage::SessionError& e) {
     return e.where().empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(e.where()));
 }
 
-// Where a run is most worth looking at first: the end of the bucket where reserved memory peaked
-// (with the most allocated among equal peaks).
-qint64 peakEvent(const views::TimelineData& timeline, qint64 eventCount) {
-    qint64 best = eventCount - 1;
-    qint64 bestReserved = -1;
-    qint64 bestAllocated = -1;
-    for (const views::TimelineBucket& b : timeline.buckets) {
-        const qint64 reserved = b.bytes[static_cast<std::size_t>(views::TimelineMetric::Reserved)].max;
-        const qint64 allocated = b.bytes[static_cast<std::size_t>(views::TimelineMetric::Allocated)].max;
-        if (reserved > bestReserved || (reserved == bestReserved && allocated > bestAllocated)) {
-            bestReserved = reserved;
-            bestAllocated = allocated;
-            best = b.lastEvent;
-        }
-    }
-    return std::clamp<qint64>(best, 0, std::max<qint64>(eventCount - 1, 0));
-}
-
-QString themeName(views::ThemeChoice choice) {
-    switch (choice) {
-        case views::ThemeChoice::Light: return QStringLiteral("light");
-        case views::ThemeChoice::Dark: return QStringLiteral("dark");
-        case views::ThemeChoice::System: return QStringLiteral("system");
-    }
-    return QStringLiteral("system");
-}
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), service_(new RunStateService(this)) {
@@ -136,17 +94,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), service_(new RunS
     buildDocks();
     createMenus();
 
-    progress_ = new QProgressBar(this);
-    progress_->setMaximumWidth(200);
-    progress_->setRange(0, 100);
-    progress_->setToolTip(tr("Progress of the running job"));
-    progress_->hide();
-    cancel_ = new QPushButton(tr("Cancel"), this);
-    cancel_->setToolTip(tr("Stop the running job (what was recorded so far is kept, marked interrupted)"));
-    cancel_->hide();
-    connect(cancel_, &QPushButton::clicked, this, &MainWindow::cancelJobs);
-    statusBar()->addPermanentWidget(progress_);
-    statusBar()->addPermanentWidget(cancel_);
+    jobs_ = new JobTracker(statusBar(), [this] { if (compare_->isBusy()) compare_->cancel(); }, this);
     statusBar()->showMessage(tr("Ready"));
 
     settleTimer_ = new QTimer(this);
@@ -181,20 +129,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), service_(new RunS
         resize(size);
     }
     restoreState(settings.value(kStateKey).toByteArray());
-    const QString theme = settings.value(kThemeKey, QStringLiteral("system")).toString();
-    const views::ThemeChoice choice = theme == QLatin1String("light") ? views::ThemeChoice::Light
-                                      : theme == QLatin1String("dark") ? views::ThemeChoice::Dark
-                                                                       : views::ThemeChoice::System;
-    if (choice != views::ThemeChoice::System) setTheme(choice);
+    if (const views::ThemeChoice choice = ThemeMenu::saved(); choice != views::ThemeChoice::System) setTheme(choice);
     updateActions();
 }
 
 MainWindow::~MainWindow() {
     delete lessonDock_;  // its controller may still run a lesson that records and navigates
     lessonDock_ = nullptr;
-    for (BackgroundJob* job : jobs_) job->cancel();
-    qDeleteAll(jobs_);  // each waits for its thread
-    jobs_.clear();
+    jobs_->stopAll();
     delete compare_;  // before the document whose writer it may use
     compare_ = nullptr;
     delete ranksController_;  // its reading job too, before the document
@@ -263,7 +205,7 @@ void MainWindow::buildCentre() {
     connect(compare_, &ComparePage::runsRecorded, this, [this](const QList<int>&) { refreshRuns(); });
     connect(compare_, &ComparePage::statusMessage, this, [this](const QString& text) { statusBar()->showMessage(text); });
     connect(compare_, &ComparePage::busyChanged, this, [this](bool busy) {
-        panel_->setBusy(busy || !jobs_.isEmpty());
+        panel_->setBusy(busy || !jobs_->isEmpty());
         if (!busy && doc_) doc_->flush();
     });
 }
@@ -377,20 +319,7 @@ void MainWindow::createMenus() {
     view->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
     view->addSeparator();
-    QMenu* theme = view->addMenu(tr("T&heme"));
-    themeGroup_ = new QActionGroup(this);
-    const std::pair<QString, views::ThemeChoice> themes[] = {
-        {tr("&Light"), views::ThemeChoice::Light}, {tr("&Dark"), views::ThemeChoice::Dark}, {tr("&System"), views::ThemeChoice::System}};
-    const QString current = QSettings().value(kThemeKey, QStringLiteral("system")).toString();
-    for (const auto& [label, choice] : themes) {
-        QAction* a = theme->addAction(label);
-        a->setCheckable(true);
-        a->setData(themeName(choice));
-        a->setChecked(themeName(choice) == current);
-        themeGroup_->addAction(a);
-        const views::ThemeChoice c = choice;
-        connect(a, &QAction::triggered, this, [this, c] { setTheme(c); });
-    }
+    themeMenu_ = new ThemeMenu(view, this);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     lessonsAction_ = help->addAction(tr("&Lessons…"));
@@ -409,7 +338,7 @@ void MainWindow::createMenus() {
 
 QStringList MainWindow::recentFiles() const { return recent_->files(); }
 QString MainWindow::currentFile() const { return doc_ ? doc_->path() : QString(); }
-bool MainWindow::isBusy() const { return !jobs_.isEmpty() || compare_->isBusy(); }
+bool MainWindow::isBusy() const { return !jobs_->isEmpty() || compare_->isBusy(); }
 bool MainWindow::isSessionTemporary() const { return doc_ && doc_->isTemporary(); }
 
 void MainWindow::showOpenDialog() {
@@ -447,7 +376,7 @@ void MainWindow::openFiles(const QStringList& paths) {
             error(tr("Cannot open file"), tr("AllocScope cannot open\n%1\nbecause %2.").arg(path, why));
             continue;
         }
-        if (!looksLikeSession(path)) {
+        if (!SessionDocument::looksLikeSession(path)) {
             traces << info.absoluteFilePath();
             continue;
         }
@@ -460,7 +389,7 @@ void MainWindow::openFiles(const QStringList& paths) {
         } catch (const storage::SessionError& e) {
             // An older schema is not an error to show but a copy to offer (SessionMigration).
             if (SessionMigration::offer(this, path, [this](const QString& copy) { openFile(copy); },
-                                        [this](BackgroundJob* job) { showJobProgress(job); })) {
+                                        [this](BackgroundJob* job) { jobs_->follow(job); })) {
                 continue;
             }
             error(tr("Cannot open session"),
@@ -476,11 +405,8 @@ bool MainWindow::openSessionFile(const QString& path) {
 }
 
 bool MainWindow::replaceDocument(std::unique_ptr<SessionDocument> doc) {
-    cancelJobs();
     if (compare_->isBusy()) compare_->cancel();
-    for (BackgroundJob* job : jobs_) job->wait();
-    qDeleteAll(jobs_);
-    jobs_.clear();
+    jobs_->stopAll();
     compare_->setSession(doc ? doc->path() : QString(), nullptr);
     service_->close();
     doc_ = std::move(doc);
@@ -569,24 +495,10 @@ void MainWindow::importTraces(const QStringList& paths) {
 }
 
 void MainWindow::startJob(BackgroundJob* job, const QString& doneMessage) {
-    jobs_.append(job);
     panel_->setBusy(true);
-    progress_->setValue(0);
-    progress_->show();
-    cancel_->show();
     statusBar()->showMessage(job->title() + QStringLiteral("…"));
-    connect(job, &BackgroundJob::progress, progress_, &QProgressBar::setValue);
-    auto failedMessage = std::make_shared<QString>();
-    connect(job, &BackgroundJob::failed, this, [failedMessage](const QString& message) { *failedMessage = message; });
-    connect(job, &BackgroundJob::finished, this, [this, job, doneMessage, failedMessage] {
-        jobs_.removeAll(job);
-        const bool cancelled = job->isCancelled();
-        job->deleteLater();
-        if (jobs_.isEmpty()) {
-            progress_->hide();
-            cancel_->hide();
-        }
-        panel_->setBusy(!jobs_.isEmpty() || compare_->isBusy());
+    jobs_->start(job, [this, title = job->title(), doneMessage](bool cancelled, const QString& failure) {
+        panel_->setBusy(!jobs_->isEmpty() || compare_->isBusy());
         if (doc_) {
             try {
                 doc_->flush();
@@ -594,32 +506,17 @@ void MainWindow::startJob(BackgroundJob* job, const QString& doneMessage) {
             }
         }
         refreshRuns(pendingRun_);
-        if (!failedMessage->isEmpty()) {
-            error(tr("%1 failed").arg(job->title()), *failedMessage);
+        if (!failure.isEmpty()) {
+            error(tr("%1 failed").arg(title), failure);
         } else {
-            statusBar()->showMessage(cancelled ? tr("%1: cancelled (what was done is kept)").arg(job->title()) : doneMessage);
+            statusBar()->showMessage(cancelled ? tr("%1: cancelled (what was done is kept)").arg(title) : doneMessage);
         }
-        emit jobFinished(failedMessage->isEmpty() && !cancelled);
-    });
-    job->start();
-}
-
-void MainWindow::showJobProgress(BackgroundJob* job) {
-    // A job that is not the document's (a migration): the same progress bar and Cancel button.
-    progress_->setValue(0);
-    progress_->show();
-    cancel_->show();
-    connect(job, &BackgroundJob::progress, progress_, &QProgressBar::setValue);
-    connect(cancel_, &QPushButton::clicked, job, &BackgroundJob::cancel);
-    connect(job, &BackgroundJob::finished, this, [this] {
-        if (!jobs_.isEmpty()) return;
-        progress_->hide();
-        cancel_->hide();
+        emit jobFinished(failure.isEmpty() && !cancelled);
     });
 }
 
 void MainWindow::cancelJobs() {
-    for (BackgroundJob* job : jobs_) job->cancel();
+    jobs_->cancelAll();
     if (compare_->isBusy()) compare_->cancel();
 }
 
@@ -698,7 +595,7 @@ void MainWindow::onOverview(const RunOverview& overview) {
     heatmap_->setData(overview.heatmap);
     scrubber_->setPhaseStarts(overview.phaseStarts);
     stacks_->setRun(doc_->path(), overview.run, overview.eventCount, runList_->model()->runs());
-    const qint64 target = pendingEvent_ >= 0 ? pendingEvent_ : peakEvent(overview.timeline, overview.eventCount);
+    const qint64 target = pendingEvent_ >= 0 ? pendingEvent_ : views::peakEvent(overview.timeline, overview.eventCount);
     pendingEvent_ = -1;
     {
         // Setting the count moves to the last event; the state request follows below once.
@@ -880,39 +777,11 @@ void MainWindow::runExperiment() {
         startJob(WhatIfReplay::runJob(doc_->writer(), *whatIf, [this](int run) { pendingRun_ = run; }, this), tr("Recorded %1").arg(whatIf->runName()));
         return;
     }
-    storage::SessionWriter* writer = &doc_->writer();
-    const RunChoice c = *choice;
-    auto* job = new BackgroundJob(
-        tr("Running %1").arg(c.workload),
-        [this, writer, c, config = parsed.config](BackgroundJob& self) {
-            const alloc::Workload& workload = alloc::WorkloadRegistry::instance().get(c.workload.toStdString());
-            const alloc::WorkloadParams params = workload.resolve(paramOverrides(c.params));
-            const alloc::GeneratedProgram generated = workload.generate(params, c.seed);
-            storage::RecordTarget target;
-            target.info.name = workload.name();
-            target.info.sourceKind = "demo";
-            target.info.source = workload.name() + " " + params.text() + (workload.usesSeed() ? " seed=" + std::to_string(c.seed) : std::string());
-            target.info.config = c.config.toStdString();
-            target.info.gpu = c.gpuName.toStdString();
-            target.info.totalMemory = c.totalMemory;
-            target.config = config;
-            target.totalMemory = c.totalMemory;
-            target.otherMemory = c.otherMemory;
-            const storage::RecordedRun run = storage::recordProgram(*writer, generated.program, &generated.stacks, target,
-                                                                    [&self](std::uint64_t done, std::uint64_t total) {
-                                                                        self.reportProgress(done, total);
-                                                                        return !self.isCancelled();
-                                                                    });
-            writer->flush();
-            const int number = run.runNumber;
-            const QString oom = run.result.ooms.empty() ? QString() : QString::fromStdString(run.result.ooms.front().message);
-            self.deliver([this, number, oom] {
-                pendingRun_ = number;
-                if (!oom.isEmpty()) statusBar()->showMessage(tr("Run %1 hit an OOM: %2").arg(number).arg(oom.left(200)));
-            });
-        },
-        this);
-    startJob(job, tr("Recorded %1 under %2").arg(c.workload, c.config.isEmpty() ? tr("the default config") : c.config));
+    auto* job = WorkloadRun::job(doc_->writer(), *choice, parsed.config, [this](int run, const QString& oom) {
+        pendingRun_ = run;
+        if (!oom.isEmpty()) statusBar()->showMessage(tr("Run %1 hit an OOM: %2").arg(run).arg(oom.left(200)));
+    }, this);
+    startJob(job, tr("Recorded %1 under %2").arg(choice->workload, choice->config.isEmpty() ? tr("the default config") : choice->config));
 }
 
 void MainWindow::compareExperiment() {
@@ -978,11 +847,7 @@ void MainWindow::exportSnapshotPickle(const QString& path) { exports_->exportSna
 
 // ---- theme, window ----
 
-void MainWindow::setTheme(views::ThemeChoice choice) {
-    views::applyTheme(*qApp, choice);
-    QSettings().setValue(kThemeKey, themeName(choice));
-    for (QAction* a : themeGroup_->actions()) a->setChecked(a->data().toString() == themeName(choice));
-}
+void MainWindow::setTheme(views::ThemeChoice choice) { themeMenu_->apply(choice); }
 
 void MainWindow::showAbout() {
     QMessageBox::about(this, tr("About AllocScope"),
@@ -1029,7 +894,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
         }
         if (answer == QMessageBox::Save) {
             cancelJobs();
-            for (BackgroundJob* job : jobs_) job->wait();
+            jobs_->waitAll();
             const QString path = QFileDialog::getSaveFileName(this, tr("Save Session As"), QString(), tr("Sessions (*.allocscope)"));
             if (path.isEmpty() || !saveSessionAs(QFileInfo(path).suffix().isEmpty() ? path + QStringLiteral(".allocscope") : path)) {
                 event->ignore();

@@ -19,11 +19,8 @@
 #include "views/data/TimelineData.h"
 
 class QAction;
-class QActionGroup;
 class QLabel;
 class QMenu;
-class QProgressBar;
-class QPushButton;
 class QTabWidget;
 class QTimer;
 
@@ -49,12 +46,14 @@ class BackgroundJob;
 class ComparePage;
 class ExperimentPanel;
 class ExportActions;
+class JobTracker;
 class LessonDock;
 class RanksController;
 class RecentFiles;
 class SessionDocument;
 class SessionWatcher;
 class StacksPage;
+class ThemeMenu;
 
 class MainWindow : public QMainWindow, public LessonNavigator {
     Q_OBJECT
@@ -149,7 +148,6 @@ private:
     bool ensureWritableDocument();
     void importTraces(const QStringList& paths);
     void startJob(BackgroundJob* job, const QString& doneMessage);
-    void showJobProgress(BackgroundJob* job);
     void error(const QString& title, const QString& message);
 
     void onRunSelected(int number);
@@ -162,7 +160,7 @@ private:
     std::unique_ptr<SessionDocument> doc_;
     RunStateService* service_ = nullptr;
     SessionWatcher* watcher_ = nullptr;
-    QList<BackgroundJob*> jobs_;
+    JobTracker* jobs_ = nullptr;  // the background jobs and the status bar's progress and Cancel
 
     views::RunListWidget* runList_ = nullptr;
     ExperimentPanel* panel_ = nullptr;
@@ -182,8 +180,6 @@ private:
     views::BlockInspectorWidget* inspector_ = nullptr;
     views::MemorySummaryView* summary_ = nullptr;
     QLabel* emptyHint_ = nullptr;
-    QProgressBar* progress_ = nullptr;
-    QPushButton* cancel_ = nullptr;
     QTimer* settleTimer_ = nullptr;
 
     std::unique_ptr<RecentFiles> recent_;
@@ -192,7 +188,7 @@ private:
     QMenu* exportMenu_ = nullptr;
     QAction* lessonsAction_ = nullptr;
     LessonDock* lessonDock_ = nullptr;
-    QActionGroup* themeGroup_ = nullptr;
+    ThemeMenu* themeMenu_ = nullptr;
 
     views::TimelineData timelineData_;
     RunStateFrame frame_;

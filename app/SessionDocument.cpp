@@ -22,6 +22,13 @@ std::unique_ptr<SessionDocument> SessionDocument::open(const QString& path) {
     return doc;
 }
 
+bool SessionDocument::looksLikeSession(const QString& path) {
+    if (path.endsWith(QLatin1String(".allocscope"), Qt::CaseInsensitive)) return true;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) return false;
+    return file.read(16) == QByteArray("SQLite format 3\0", 16);
+}
+
 std::unique_ptr<SessionDocument> SessionDocument::createTemporary(const QString& baseName) {
     std::unique_ptr<SessionDocument> doc(new SessionDocument);
     doc->temporaryDir_ = std::make_unique<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/allocscope-XXXXXX"));

@@ -31,6 +31,9 @@ public:
     // An empty session in a private temporary directory, named `baseName`.allocscope, deleted
     // with the document unless saved with Save As. Throws storage::SessionError.
     static std::unique_ptr<SessionDocument> createTemporary(const QString& baseName = QStringLiteral("untitled"));
+    // Whether `path` is to be opened as a session rather than imported as a trace: its name ends
+    // in .allocscope, or it starts with SQLite's header (a session saved under another name).
+    static bool looksLikeSession(const QString& path);
 
     const QString& path() const { return path_; }
     bool isTemporary() const { return temporaryDir_ != nullptr; }

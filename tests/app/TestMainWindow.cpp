@@ -362,6 +362,38 @@ private slots:
         window.setTheme(views::ThemeChoice::System);
     }
 
+    // View ▸ Theme: one entry checked, the one in force, whether chosen there or through
+    // setTheme (the --theme start option); a new window starts in the remembered theme.
+    void themeMenuFollowsTheChoice() {
+        MainWindow window;
+        auto entry = [&window](const char* name) -> QAction* {
+            for (QAction* a : window.findChildren<QAction*>()) {
+                if (a->isCheckable() && a->data().toString() == QLatin1String(name)) return a;
+            }
+            return nullptr;
+        };
+        QAction* light = entry("light");
+        QAction* dark = entry("dark");
+        QAction* system = entry("system");
+        QVERIFY(light && dark && system);
+        window.setTheme(views::ThemeChoice::Dark);
+        QVERIFY(dark->isChecked());
+        QVERIFY(!light->isChecked() && !system->isChecked());
+        QVERIFY(views::ThemePalette::isDark(qApp->palette()));
+        views::applyTheme(*qApp, views::ThemeChoice::System);  // as at a new start; "dark" stays remembered
+        QVERIFY(!views::ThemePalette::isDark(qApp->palette()));
+        {
+            MainWindow next;
+            QVERIFY(views::ThemePalette::isDark(qApp->palette()));
+        }
+        light->trigger();
+        QVERIFY(light->isChecked() && !dark->isChecked());
+        QCOMPARE(QSettings().value("view/theme").toString(), QStringLiteral("light"));
+        QVERIFY(!views::ThemePalette::isDark(qApp->palette()));
+        window.setTheme(views::ThemeChoice::System);
+        QVERIFY(system->isChecked());
+    }
+
     void runningAWorkloadAddsARun() {
         MainWindow window;
         window.resize(1280, 720);
