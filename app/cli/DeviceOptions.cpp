@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 
 #include "allocator/config/ConfigParser.h"
 #include "allocator/device/CudaProbe.h"
@@ -176,6 +177,24 @@ std::optional<alloc::AllocatorConfig> parseConfigOption(const std::string& text,
         return std::nullopt;
     }
     return parsed.config;
+}
+
+alloc::CompareDevice simulatedTarget(const ResolvedDevice& device, std::string_view defaultPreset,
+                                     const DeviceOptions& options) {
+    alloc::CompareDevice target;
+    if (device.defaulted) {
+        const std::optional<alloc::GpuPreset> preset = alloc::findGpuPreset(defaultPreset);
+        if (!preset) throw std::logic_error("unknown default GPU preset " + std::string(defaultPreset));
+        target.name = preset->name;
+        target.totalMemory = preset->totalMemory;
+        target.otherMemory = preset->contextMemory;
+    } else {
+        target.name = device.name;
+        target.totalMemory = device.totalMemory;
+        target.otherMemory = device.otherMemory;
+    }
+    target.memoryFraction = options.memoryFraction;
+    return target;
 }
 
 }  // namespace allocscope::cli

@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "allocator/compare/ComparisonEngine.h"
 #include "allocator/config/AllocatorConfig.h"
 
 namespace allocscope::cli {
@@ -48,6 +50,12 @@ struct ResolvedDevice {
 
 // nullopt + error: unknown preset, or a real GPU that cannot be used ("no GPU: ...") (bad input).
 std::optional<ResolvedDevice> resolveDevice(const DeviceOptions& options, std::string& error);
+
+// The simulated device a run, a comparison or a recommendation uses: `device`, or where neither
+// --total-memory nor --gpu was given, the preset `defaultPreset` (a workload's own default GPU),
+// its CUDA context included; capped by the options' --memory-fraction.
+alloc::CompareDevice simulatedTarget(const ResolvedDevice& device, std::string_view defaultPreset,
+                                     const DeviceOptions& options);
 
 // Parses a config string as PyTorch 2.11 does. nullopt + error ("<PyTorch's message>") when
 // PyTorch would refuse it.

@@ -29,6 +29,24 @@ private slots:
         QVERIFY(out.str().find("h100-80gb\t85017493504") != std::string::npos);
         QVERIFY(out.str().find("24gb") != std::string::npos);
     }
+
+    // Every verb that runs a workload reads --seed alike (1 to 19 digits) and says so in one line
+    // naming the argument (exit 1); an unknown option is a usage error naming the verb and its
+    // help (exit 2).
+    void seedsAndUsageErrorsAreTheSameInEveryVerb() {
+        for (const std::string verb : {"run", "compare", "recommend"}) {
+            for (const std::string seed : {"x", "-1", "", "12345678901234567890"}) {
+                std::ostringstream out, err;
+                QCOMPARE(runCli({"allocscope-cli", verb, "fragmentation-101", "--seed", seed}, out, err), 1);
+                QCOMPARE(QString::fromStdString(err.str()),
+                         QString::fromStdString("allocscope-cli: the seed must be a non-negative integer (--seed " + seed + ")\n"));
+            }
+            std::ostringstream out, err;
+            QCOMPARE(runCli({"allocscope-cli", verb, "fragmentation-101", "--frobnicate"}, out, err), 2);
+            QCOMPARE(QString::fromStdString(err.str()),
+                     QString::fromStdString("allocscope-cli: unknown option '--frobnicate' (" + verb + "; see `allocscope-cli help " + verb + "`)\n"));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliRegistry)

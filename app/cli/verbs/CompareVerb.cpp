@@ -11,6 +11,7 @@
 #include "allocator/workloads/WorkloadRegistry.h"
 #include "app/cli/DeviceOptions.h"
 #include "app/cli/TraceProgram.h"
+#include "app/cli/VerbErrors.h"
 #include "app/cli/VerbRegistry.h"
 #include "app/cli/verbs/db/DbRecorder.h"
 
@@ -51,16 +52,6 @@ const char* const kSharedConfigs[] = {"", "expandable_segments:True", "max_split
                                       "garbage_collection_threshold:0.6,max_split_size_mb:256",
                                       "backend:cudaMallocAsync"};
 
-int usageError(VerbContext& ctx, const std::string& what) {
-    ctx.err << "allocscope-cli: " << what << " (compare; see `allocscope-cli help compare`)\n";
-    return kExitUsage;
-}
-
-int badInput(VerbContext& ctx, const std::string& what, const std::string& where) {
-    ctx.err << "allocscope-cli: " << what << " (" << where << ")\n";
-    return kExitBadInput;
-}
-
 int runCompare(VerbContext& ctx) {
     std::string workloadName;
     std::vector<std::string> rawOverrides;
@@ -78,18 +69,18 @@ int runCompare(VerbContext& ctx) {
             continue;
         }
         if (a == "--config") {
-            if (i + 1 >= ctx.args.size()) return usageError(ctx, "--config needs a value");
+            if (i + 1 >= ctx.args.size()) return usageError(ctx, "compare", "--config needs a value");
             configs.push_back(ctx.args[i + 1]);
             i += 2;
             continue;
         }
         std::string error;
         if (deviceOptions.consume(ctx.args, i, error)) {
-            if (!error.empty()) return usageError(ctx, error);
+            if (!error.empty()) return usageError(ctx, "compare", error);
             continue;
         }
         if (a == "--param" || a == "--seed" || a == "--threads" || a == "--db") {
-            if (i + 1 >= ctx.args.size()) return usageError(ctx, a + " needs a value");
+            if (i + 1 >= ctx.args.size()) return usageError(ctx, "compare", a + " needs a value");
             const std::string& v = ctx.args[i + 1];
             if (a == "--param") rawOverrides.push_back(v);
             if (a == "--seed") seedText = v;
@@ -100,15 +91,15 @@ int runCompare(VerbContext& ctx) {
             json = true;
             ++i;
         } else if (a.size() > 1 && a[0] == '-') {
-            return usageError(ctx, "unknown option '" + a + "'");
+            return usageError(ctx, "compare", "unknown option '" + a + "'");
         } else if (workloadName.empty()) {
             workloadName = a;
             ++i;
         } else {
-            return usageError(ctx, "more than one WORKLOAD given ('" + a + "')");
+            return usageError(ctx, "compare", "more than one WORKLOAD given ('" + a + "')");
         }
     }
-    if (workloadName.empty()) return usageError(ctx, "compare needs a WORKLOAD (see `allocscope-cli workloads`)");
+    if (workloadName.empty()) return usageError(ctx, "compare", "compare needs a WORKLOAD (see `allocscope-cli workloads`)");
     if (configs.empty()) configs.assign(std::begin(kSharedConfigs), std::end(kSharedConfigs));
     try {
         // WORKLOAD names a demo workload; anything else that is a file is a recorded trace.
@@ -119,17 +110,17 @@ int runCompare(VerbContext& ctx) {
             return badInput(ctx, "no such workload, and no trace file there", workloadName);
         }
         if (!isTrace) workload = &alloc::WorkloadRegistry::instance().get(workloadName);  // throws: unknown
-        if (isTrace && !rawOverrides.empty()) return usageError(ctx, "--param applies to workloads, not to a TRACE");
+        if (isTrace && !rawOverrides.empty()) return usageError(ctx, "compare", "--param applies to workloads, not to a TRACE");
         std::vector<std::pair<std::string, std::string>> overrides;
         for (const std::string& raw : rawOverrides) overrides.push_back(alloc::WorkloadParams::splitAssignment(raw));
         const auto digits = [](const std::string& t) {
             return !t.empty() && t.size() <= 19 && t.find_first_not_of("0123456789") == std::string::npos;
         };
-        if (!digits(seedText)) return badInput(ctx, "the seed must be a non-negative integer", "--seed " + seedText);
+        std::uint64_t seed = 0;
+        if (!parseSeed(seedText, seed)) return badInput(ctx, "the seed must be a non-negative integer", "--seed " + seedText);
         if (!digits(threadsText) || threadsText.size() > 4) {
             return badInput(ctx, "--threads must be a small non-negative integer", "--threads " + threadsText);
         }
-        const std::uint64_t seed = std::stoull(seedText);
 
         std::vector<alloc::CompareConfig> compareConfigs;
         for (const std::string& text : configs) {
@@ -141,19 +132,7 @@ int runCompare(VerbContext& ctx) {
         std::string error;
         const std::optional<ResolvedDevice> device = resolveDevice(deviceOptions, error);
         if (!device) return badInput(ctx, error, "--gpu");
-        alloc::CompareDevice target;
-        if (device->defaulted) {
-            const alloc::GpuPreset preset =
-                *alloc::findGpuPreset(workload != nullptr ? workload->defaultGpu() : std::string(alloc::kDefaultGpuPreset));
-            target.name = preset.name;
-            target.totalMemory = preset.totalMemory;
-            target.otherMemory = preset.contextMemory;
-        } else {
-            target.name = device->name;
-            target.totalMemory = device->totalMemory;
-            target.otherMemory = device->otherMemory;
-        }
-        target.memoryFraction = deviceOptions.memoryFraction;
+        const alloc::CompareDevice target = simulatedTarget(*device, workload != nullptr ? workload->defaultGpu() : std::string(alloc::kDefaultGpuPreset), deviceOptions);
 
         alloc::Program program;
         alloc::StackTable stacks;

@@ -3,6 +3,7 @@
 #include <ostream>
 #include <vector>
 
+#include "app/cli/VerbErrors.h"
 #include "app/cli/VerbRegistry.h"
 #include "app/lessons/LessonError.h"
 #include "app/lessons/LessonLibrary.h"
@@ -28,11 +29,6 @@ const char* kUsage =
     "\n"
     "Exit status: 0 ran (whatever the verdict), 1 bad lesson or input, 2 usage.\n";
 
-int usageError(VerbContext& ctx, const std::string& what) {
-    ctx.err << "allocscope-cli: " << what << " (lesson; see `allocscope-cli help lesson`)\n";
-    return kExitUsage;
-}
-
 int runLesson(VerbContext& ctx) {
     std::string folder = app::LessonLibrary::defaultFolder();
     std::string name;
@@ -43,21 +39,21 @@ int runLesson(VerbContext& ctx) {
         if (a == "--json") {
             json = true;
         } else if (a == "--dir" || a == "--file") {
-            if (i + 1 >= ctx.args.size()) return usageError(ctx, a + " needs a value");
+            if (i + 1 >= ctx.args.size()) return usageError(ctx, "lesson", a + " needs a value");
             (a == "--dir" ? folder : file) = ctx.args[++i];
         } else if (a.rfind("--dir=", 0) == 0) {
             folder = a.substr(6);
         } else if (a.rfind("--file=", 0) == 0) {
             file = a.substr(7);
         } else if (a.size() > 1 && a[0] == '-') {
-            return usageError(ctx, "unknown option '" + a + "'");
+            return usageError(ctx, "lesson", "unknown option '" + a + "'");
         } else if (name.empty()) {
             name = a;
         } else {
-            return usageError(ctx, "more than one lesson given ('" + a + "')");
+            return usageError(ctx, "lesson", "more than one lesson given ('" + a + "')");
         }
     }
-    if (!file.empty() && !name.empty()) return usageError(ctx, "give a NAME or --file, not both");
+    if (!file.empty() && !name.empty()) return usageError(ctx, "lesson", "give a NAME or --file, not both");
     try {
         std::vector<app::Lesson> lessons;
         if (!file.empty()) {

@@ -10,6 +10,7 @@
 #include "allocator/workloads/WorkloadRegistry.h"
 #include "app/cli/DeviceOptions.h"
 #include "app/cli/TraceProgram.h"
+#include "app/cli/VerbErrors.h"
 #include "app/cli/VerbRegistry.h"
 #include "app/cli/verbs/db/DbRecorder.h"
 
@@ -35,16 +36,6 @@ const char* kUsage =
     "\n"
     "Exit status: 0 done (also when every config OOMs), 1 bad input, 2 usage.\n";
 
-int usageError(VerbContext& ctx, const std::string& what) {
-    ctx.err << "allocscope-cli: " << what << " (recommend; see `allocscope-cli help recommend`)\n";
-    return kExitUsage;
-}
-
-int badInput(VerbContext& ctx, const std::string& what, const std::string& where) {
-    ctx.err << "allocscope-cli: " << what << " (" << where << ")\n";
-    return kExitBadInput;
-}
-
 int runRecommend(VerbContext& ctx) {
     std::string workloadName;
     std::vector<std::string> rawOverrides;
@@ -55,27 +46,27 @@ int runRecommend(VerbContext& ctx) {
     for (std::size_t i = 0; i < ctx.args.size();) {
         std::string error;
         if (deviceOptions.consume(ctx.args, i, error)) {
-            if (!error.empty()) return usageError(ctx, error);
+            if (!error.empty()) return usageError(ctx, "recommend", error);
             continue;
         }
         const std::string& a = ctx.args[i];
         if (a == "--param" || a == "--seed" || a == "--db") {
-            if (i + 1 >= ctx.args.size()) return usageError(ctx, a + " needs a value");
+            if (i + 1 >= ctx.args.size()) return usageError(ctx, "recommend", a + " needs a value");
             (a == "--param" ? rawOverrides.emplace_back() : a == "--db" ? db.emplace() : seedText) = ctx.args[i + 1];
             i += 2;
         } else if (a == "--no-gpu-search") {
             gpuSearch = false;
             ++i;
         } else if (a.size() > 1 && a[0] == '-') {
-            return usageError(ctx, "unknown option '" + a + "'");
+            return usageError(ctx, "recommend", "unknown option '" + a + "'");
         } else if (workloadName.empty()) {
             workloadName = a;
             ++i;
         } else {
-            return usageError(ctx, "more than one WORKLOAD given ('" + a + "')");
+            return usageError(ctx, "recommend", "more than one WORKLOAD given ('" + a + "')");
         }
     }
-    if (workloadName.empty()) return usageError(ctx, "recommend needs a WORKLOAD (see `allocscope-cli workloads`)");
+    if (workloadName.empty()) return usageError(ctx, "recommend", "recommend needs a WORKLOAD (see `allocscope-cli workloads`)");
 
     try {
         const alloc::Workload* workload = alloc::WorkloadRegistry::instance().find(workloadName);
@@ -85,29 +76,15 @@ int runRecommend(VerbContext& ctx) {
             return badInput(ctx, "no such workload, and no trace file there", workloadName);
         }
         if (!isTrace) workload = &alloc::WorkloadRegistry::instance().get(workloadName);  // throws: unknown
-        if (isTrace && !rawOverrides.empty()) return usageError(ctx, "--param applies to workloads, not to a TRACE");
+        if (isTrace && !rawOverrides.empty()) return usageError(ctx, "recommend", "--param applies to workloads, not to a TRACE");
         std::vector<std::pair<std::string, std::string>> overrides;
         for (const std::string& raw : rawOverrides) overrides.push_back(alloc::WorkloadParams::splitAssignment(raw));
-        if (seedText.empty() || seedText.size() > 19 || seedText.find_first_not_of("0123456789") != std::string::npos) {
-            return badInput(ctx, "the seed must be a non-negative integer", "--seed " + seedText);
-        }
-        const std::uint64_t seed = std::stoull(seedText);
+        std::uint64_t seed = 0;
+        if (!parseSeed(seedText, seed)) return badInput(ctx, "the seed must be a non-negative integer", "--seed " + seedText);
         std::string error;
         const std::optional<ResolvedDevice> device = resolveDevice(deviceOptions, error);
         if (!device) return badInput(ctx, error, "--gpu");
-        alloc::CompareDevice target;
-        if (device->defaulted) {
-            const alloc::GpuPreset preset =
-                *alloc::findGpuPreset(workload != nullptr ? workload->defaultGpu() : std::string(alloc::kDefaultGpuPreset));
-            target.name = preset.name;
-            target.totalMemory = preset.totalMemory;
-            target.otherMemory = preset.contextMemory;
-        } else {
-            target.name = device->name;
-            target.totalMemory = device->totalMemory;
-            target.otherMemory = device->otherMemory;
-        }
-        target.memoryFraction = deviceOptions.memoryFraction;
+        const alloc::CompareDevice target = simulatedTarget(*device, workload != nullptr ? workload->defaultGpu() : std::string(alloc::kDefaultGpuPreset), deviceOptions);
         alloc::Program program;
         alloc::StackTable stacks;
         std::string title = workloadName;

@@ -16,6 +16,7 @@
 #include "app/cli/RealGpuReplay.h"
 #include "app/cli/StatsJson.h"
 #include "app/cli/TruncationReport.h"
+#include "app/cli/VerbErrors.h"
 #include "app/cli/VerbRegistry.h"
 #include "app/cli/verbs/db/DbRecorder.h"
 #include "storage/formats/FormatError.h"
@@ -65,16 +66,6 @@ const char* kUsageTail =
     "\n"
     "Exit status: 0 replayed (also when it diverges or ends in an OOM), 1 bad input, 2 usage.\n";
 
-int usageError(VerbContext& ctx, const std::string& what) {
-    ctx.err << "allocscope-cli: " << what << " (replay; see `allocscope-cli help replay`)\n";
-    return kExitUsage;
-}
-
-int badInput(VerbContext& ctx, const std::string& what, const std::string& where) {
-    ctx.err << "allocscope-cli: " << what << " (" << where << ")\n";
-    return kExitBadInput;
-}
-
 bool writeFile(const std::string& path, const std::string& text, std::ostream& out) {
     if (path == "-") {
         out << text;
@@ -90,7 +81,7 @@ int runReplay(VerbContext& ctx) {
     for (std::size_t i = 0; i < ctx.args.size();) {
         std::string error;
         if (args.device.consume(ctx.args, i, error)) {
-            if (!error.empty()) return usageError(ctx, error);
+            if (!error.empty()) return usageError(ctx, "replay", error);
             continue;
         }
         const std::string& a = ctx.args[i];
@@ -108,39 +99,39 @@ int runReplay(VerbContext& ctx) {
             args.continueAfterOom = true;
             ++i;
         } else if (a == "--stats-json") {
-            if (!value(v)) return usageError(ctx, "--stats-json needs a file or -");
+            if (!value(v)) return usageError(ctx, "replay", "--stats-json needs a file or -");
             args.statsJson = v;
         } else if (a == "--segments-json") {
-            if (!value(v)) return usageError(ctx, "--segments-json needs a file");
+            if (!value(v)) return usageError(ctx, "replay", "--segments-json needs a file");
             args.segmentsJson = v;
         } else if (a == "--db") {
-            if (!value(v)) return usageError(ctx, "--db needs a session file");
+            if (!value(v)) return usageError(ctx, "replay", "--db needs a session file");
             args.db = v;
         } else if (a == "--compare-with") {
-            if (!value(v)) return usageError(ctx, "--compare-with needs a trace file");
+            if (!value(v)) return usageError(ctx, "replay", "--compare-with needs a trace file");
             args.compareWith = v;
         } else if (a == "--placement") {
             if (!value(v) || (v != "driver" && v != "reference" && v != "device")) {
-                return usageError(ctx, "--placement needs driver, reference or device");
+                return usageError(ctx, "replay", "--placement needs driver, reference or device");
             }
             args.placement = v;
         } else if (a == "--device") {
             if (!value(v) || v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 6) {
-                return usageError(ctx, "--device needs a device number");
+                return usageError(ctx, "replay", "--device needs a device number");
             }
             args.deviceIndex = std::stoll(v);
         } else if (a.size() > 1 && a[0] == '-') {
-            return usageError(ctx, "unknown option '" + a + "'");
+            return usageError(ctx, "replay", "unknown option '" + a + "'");
         } else if (args.trace.empty()) {
             args.trace = a;
             ++i;
         } else {
-            return usageError(ctx, "more than one TRACE given ('" + a + "')");
+            return usageError(ctx, "replay", "more than one TRACE given ('" + a + "')");
         }
     }
-    if (args.trace.empty()) return usageError(ctx, "replay needs a TRACE file");
+    if (args.trace.empty()) return usageError(ctx, "replay", "replay needs a TRACE file");
     if (args.segmentsJson && *args.segmentsJson == "-" && args.statsJson && *args.statsJson == "-") {
-        return usageError(ctx, "--stats-json and --segments-json cannot both write to stdout");
+        return usageError(ctx, "replay", "--stats-json and --segments-json cannot both write to stdout");
     }
     const bool statsToStdout = (args.statsJson && *args.statsJson == "-") || (args.segmentsJson && *args.segmentsJson == "-");
     std::ostream& report = statsToStdout ? ctx.err : ctx.out;
@@ -164,7 +155,7 @@ int runReplay(VerbContext& ctx) {
         traces = std::move(chosen);
     }
     if (traces.size() > 1 && (args.statsJson || args.segmentsJson)) {
-        return usageError(ctx, "the trace has " + std::to_string(traces.size()) +
+        return usageError(ctx, "replay", "the trace has " + std::to_string(traces.size()) +
                                    " devices: choose one with --device for --stats-json/--segments-json");
     }
 

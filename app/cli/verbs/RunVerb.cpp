@@ -12,6 +12,7 @@
 #include "allocator/workloads/WorkloadRegistry.h"
 #include "app/cli/DeviceOptions.h"
 #include "app/cli/RealGpuRun.h"
+#include "app/cli/VerbErrors.h"
 #include "app/cli/VerbRegistry.h"
 #include "app/cli/verbs/db/DbRecorder.h"
 
@@ -37,22 +38,6 @@ const char* kUsage =
 
 const char* kUsageTail = "\nExit status: 0 ran (also when it ends in an OOM), 1 bad input, 2 usage.\n";
 
-int usageError(VerbContext& ctx, const std::string& what) {
-    ctx.err << "allocscope-cli: " << what << " (run; see `allocscope-cli help run`)\n";
-    return kExitUsage;
-}
-
-int badInput(VerbContext& ctx, const std::string& what, const std::string& where) {
-    ctx.err << "allocscope-cli: " << what << " (" << where << ")\n";
-    return kExitBadInput;
-}
-
-bool parseSeed(const std::string& text, std::uint64_t& seed) {
-    if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos) return false;
-    seed = std::stoull(text);
-    return true;
-}
-
 int runRun(VerbContext& ctx) {
     std::string workloadName;
     std::vector<std::pair<std::string, std::string>> overrides;
@@ -64,13 +49,13 @@ int runRun(VerbContext& ctx) {
     for (std::size_t i = 0; i < ctx.args.size();) {
         std::string error;
         if (deviceOptions.consume(ctx.args, i, error)) {
-            if (!error.empty()) return usageError(ctx, error);
+            if (!error.empty()) return usageError(ctx, "run", error);
             continue;
         }
         const std::string& a = ctx.args[i];
         const bool hasValue = i + 1 < ctx.args.size();
         if (a == "--param" || a == "--seed" || a == "--events-csv" || a == "--db") {
-            if (!hasValue) return usageError(ctx, a + " needs a value");
+            if (!hasValue) return usageError(ctx, "run", a + " needs a value");
             const std::string& v = ctx.args[i + 1];
             if (a == "--param") rawOverrides.push_back(v);
             if (a == "--seed") seedText = v;
@@ -78,15 +63,15 @@ int runRun(VerbContext& ctx) {
             if (a == "--db") db = v;
             i += 2;
         } else if (a.size() > 1 && a[0] == '-') {
-            return usageError(ctx, "unknown option '" + a + "'");
+            return usageError(ctx, "run", "unknown option '" + a + "'");
         } else if (workloadName.empty()) {
             workloadName = a;
             ++i;
         } else {
-            return usageError(ctx, "more than one WORKLOAD given ('" + a + "')");
+            return usageError(ctx, "run", "more than one WORKLOAD given ('" + a + "')");
         }
     }
-    if (workloadName.empty()) return usageError(ctx, "run needs a WORKLOAD (see `allocscope-cli workloads`)");
+    if (workloadName.empty()) return usageError(ctx, "run", "run needs a WORKLOAD (see `allocscope-cli workloads`)");
     try {
         const alloc::Workload& workload = alloc::WorkloadRegistry::instance().get(workloadName);
         for (const std::string& raw : rawOverrides) overrides.push_back(alloc::WorkloadParams::splitAssignment(raw));
@@ -97,18 +82,7 @@ int runRun(VerbContext& ctx) {
         std::string error;
         std::optional<ResolvedDevice> device = resolveDevice(deviceOptions, error);
         if (!device) return badInput(ctx, error, "--gpu");
-        alloc::CompareDevice target;
-        if (device->defaulted) {
-            const alloc::GpuPreset preset = *alloc::findGpuPreset(workload.defaultGpu());
-            target.name = preset.name;
-            target.totalMemory = preset.totalMemory;
-            target.otherMemory = preset.contextMemory;
-        } else {
-            target.name = device->name;
-            target.totalMemory = device->totalMemory;
-            target.otherMemory = device->otherMemory;
-        }
-        target.memoryFraction = deviceOptions.memoryFraction;
+        const alloc::CompareDevice target = simulatedTarget(*device, workload.defaultGpu(), deviceOptions);
         alloc::CompareConfig config{"default", alloc::AllocatorConfig{}};
         if (deviceOptions.config) {
             const std::optional<alloc::AllocatorConfig> parsed = parseConfigOption(*deviceOptions.config, error);

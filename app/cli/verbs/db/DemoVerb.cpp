@@ -8,6 +8,7 @@
 
 #include "allocator/device/GpuPresets.h"
 #include "allocator/workloads/WorkloadRegistry.h"
+#include "app/cli/VerbErrors.h"
 #include "app/cli/VerbRegistry.h"
 #include "app/cli/verbs/db/DbRecorder.h"
 
@@ -23,11 +24,6 @@ const char* kUsage =
     "Prints one 'run N: NAME' line per run.\n"
     "\n"
     "Exit status: 0 created, 1 bad input (FILE exists, cannot be written), 2 usage.\n";
-
-int usageError(VerbContext& ctx, const std::string& what) {
-    ctx.err << "allocscope-cli: " << what << " (demo; see `allocscope-cli help demo`)\n";
-    return kExitUsage;
-}
 
 alloc::CompareDevice deviceFor(const alloc::Workload& workload) {
     const alloc::GpuPreset preset = *alloc::findGpuPreset(workload.defaultGpu());
@@ -59,17 +55,17 @@ int runDemo(VerbContext& ctx) {
     for (std::size_t i = 0; i < ctx.args.size();) {
         const std::string& a = ctx.args[i];
         if (a == "--db") {
-            if (i + 1 >= ctx.args.size()) return usageError(ctx, "--db needs a session file");
+            if (i + 1 >= ctx.args.size()) return usageError(ctx, "demo", "--db needs a session file");
             db = ctx.args[i + 1];
             i += 2;
         } else if (a.rfind("--db=", 0) == 0) {
             db = a.substr(5);
             ++i;
         } else {
-            return usageError(ctx, "unexpected argument '" + a + "'");
+            return usageError(ctx, "demo", "unexpected argument '" + a + "'");
         }
     }
-    if (db.empty()) return usageError(ctx, "demo needs --db FILE");
+    if (db.empty()) return usageError(ctx, "demo", "demo needs --db FILE");
     std::error_code ec;
     if (std::filesystem::exists(db, ec) || std::filesystem::is_symlink(db, ec)) {
         ctx.err << "allocscope-cli: the file already exists; demo only creates a new session (" << db << ")\n";

@@ -1,0 +1,20 @@
+#pragma once
+// The CLI's one-line errors, the same for every verb, and the argument values several verbs read
+// alike. A usage error (exit 2) names the verb and where its help is; bad input (exit 1) names what
+// is wrong and where: the argument, the file and byte, the session.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "app/cli/VerbRegistry.h"
+
+namespace allocscope::cli {
+
+// "allocscope-cli: <what> (<verb>; see `allocscope-cli help <verb>`)", returns kExitUsage.
+int usageError(VerbContext& ctx, std::string_view verb, const std::string& what);
+// "allocscope-cli: <what> (<where>)", returns kExitBadInput.
+int badInput(VerbContext& ctx, const std::string& what, const std::string& where);
+// A --seed value: 1 to 19 decimal digits (so that every accepted value fits in 64 bits).
+bool parseSeed(const std::string& text, std::uint64_t& seed);
+
+}  // namespace allocscope::cli
