@@ -124,14 +124,14 @@ private slots:
         QVERIFY(a["diagnostics"].toArray().isEmpty());
     }
 
-    // Control characters and quotes survive JSON escaping.
+    // Control characters, DEL and quotes survive JSON escaping.
     void jsonEscaping() {
-        const Run r = cli({"--json", "fo\"o\\\x01:1"});
+        const Run r = cli({"--json", "fo\"o\\\x01\x7f:1"});
         QJsonParseError error{};
         const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8(), &error).object();
         QCOMPARE(error.error, QJsonParseError::NoError);
-        QCOMPARE(o["input"].toString(), QString("fo\"o\\\x01:1"));
-        QCOMPARE(o["pytorch_message"].toString(), QString("Unrecognized key 'fo\"o\\\x01' in CUDA allocator config."));
+        QCOMPARE(o["input"].toString(), QString("fo\"o\\\x01\x7f:1"));
+        QCOMPARE(o["pytorch_message"].toString(), QString("Unrecognized key 'fo\"o\\\x01\x7f' in CUDA allocator config."));
     }
 
     // The built binary, as a shell would run it: exit status and stdout/stderr split.

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string>
 
+#include "allocator/compare/CompareReport.h"
 #include "allocator/config/ConfigParser.h"
 #include "app/cli/VerbRegistry.h"
 
@@ -83,29 +84,8 @@ void printText(std::ostream& out, std::string_view text, const ParseResult& r) {
     }
 }
 
-std::string jsonString(std::string_view s) {
-    std::string out = "\"";
-    for (char ch : s) {
-        const auto u = static_cast<unsigned char>(ch);
-        switch (ch) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (u < 0x20 || u == 0x7f) {
-                    static const char* hex = "0123456789abcdef";
-                    out += "\\u00";
-                    out += hex[u >> 4];
-                    out += hex[u & 15];
-                } else {
-                    out += ch;  // UTF-8 passes through; invalid bytes too (JSON readers may replace them)
-                }
-        }
-    }
-    return out + "\"";
-}
+// One JSON escape for the whole CLI (control characters as \u00XX, UTF-8 passed through).
+std::string jsonString(std::string_view s) { return alloc::CompareReport::jsonString(std::string(s)); }
 
 void printJson(std::ostream& out, std::string_view text, const ParseResult& r) {
     out << "{\"input\":" << jsonString(text) << ",\"accepted\":" << (r.accepted() ? "true" : "false")

@@ -1,7 +1,6 @@
 #include "app/cli/verbs/db/DbVerbSupport.h"
 
-#include <cstdio>
-
+#include "allocator/compare/CompareReport.h"
 #include "storage/formats/FormatError.h"
 
 namespace allocscope::cli {
@@ -22,27 +21,7 @@ int withInputErrors(VerbContext& ctx, const std::function<int()>& body) {
     }
 }
 
-std::string jsonString(std::string_view text) {
-    std::string out = "\"";
-    for (const char c : text) {
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\t': out += "\\t"; break;
-            case '\r': out += "\\r"; break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-                    out += buf;
-                } else {
-                    out += c;
-                }
-        }
-    }
-    return out + "\"";
-}
+std::string jsonString(std::string_view text) { return alloc::CompareReport::jsonString(std::string(text)); }
 
 bool parseCount(const std::string& text, std::uint64_t& value) {
     if (text.empty() || text.size() > 19) return false;
