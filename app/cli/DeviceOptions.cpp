@@ -9,6 +9,7 @@
 #include "allocator/config/ConfigParser.h"
 #include "allocator/device/CudaProbe.h"
 #include "allocator/device/GpuPresets.h"
+#include "allocator/workloads/Workload.h"
 
 namespace allocscope::cli {
 namespace {
@@ -179,12 +180,13 @@ std::optional<alloc::AllocatorConfig> parseConfigOption(const std::string& text,
     return parsed.config;
 }
 
-alloc::CompareDevice simulatedTarget(const ResolvedDevice& device, std::string_view defaultPreset,
+alloc::CompareDevice simulatedTarget(const ResolvedDevice& device, const alloc::Workload* workload,
                                      const DeviceOptions& options) {
     alloc::CompareDevice target;
     if (device.defaulted) {
-        const std::optional<alloc::GpuPreset> preset = alloc::findGpuPreset(defaultPreset);
-        if (!preset) throw std::logic_error("unknown default GPU preset " + std::string(defaultPreset));
+        const std::string name = workload != nullptr ? workload->defaultGpu() : std::string(alloc::kDefaultGpuPreset);
+        const std::optional<alloc::GpuPreset> preset = alloc::findGpuPreset(name);
+        if (!preset) throw std::logic_error("unknown default GPU preset " + name);
         target.name = preset->name;
         target.totalMemory = preset->totalMemory;
         target.otherMemory = preset->contextMemory;

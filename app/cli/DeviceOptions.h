@@ -6,11 +6,14 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "allocator/compare/ComparisonEngine.h"
 #include "allocator/config/AllocatorConfig.h"
+
+namespace allocscope::alloc {
+class Workload;
+}
 
 namespace allocscope::cli {
 
@@ -52,9 +55,9 @@ struct ResolvedDevice {
 std::optional<ResolvedDevice> resolveDevice(const DeviceOptions& options, std::string& error);
 
 // The simulated device a run, a comparison or a recommendation uses: `device`, or where neither
-// --total-memory nor --gpu was given, the preset `defaultPreset` (a workload's own default GPU),
-// its CUDA context included; capped by the options' --memory-fraction.
-alloc::CompareDevice simulatedTarget(const ResolvedDevice& device, std::string_view defaultPreset,
+// --total-memory nor --gpu was given, the workload's own default GPU preset (a trace, null: the
+// CLI's default preset), its CUDA context included; capped by the options' --memory-fraction.
+alloc::CompareDevice simulatedTarget(const ResolvedDevice& device, const alloc::Workload* workload,
                                      const DeviceOptions& options);
 
 // Parses a config string as PyTorch 2.11 does. nullopt + error ("<PyTorch's message>") when

@@ -4,10 +4,10 @@
 #include <filesystem>
 #include <optional>
 #include <ostream>
+#include <string_view>
 
 #include "allocator/compare/CompareReport.h"
 #include "allocator/compare/ComparisonEngine.h"
-#include "allocator/device/GpuPresets.h"
 #include "allocator/workloads/WorkloadRegistry.h"
 #include "app/cli/DeviceOptions.h"
 #include "app/cli/TraceProgram.h"
@@ -17,6 +17,8 @@
 
 namespace allocscope::cli {
 namespace {
+
+constexpr std::string_view kVerb = "compare";  // its name in the verb table and its usage errors
 
 const char* kUsage =
     "usage: allocscope-cli compare WORKLOAD|TRACE [--config STR]... [--param NAME=VALUE]... [--seed S]\n"
@@ -69,18 +71,18 @@ int runCompare(VerbContext& ctx) {
             continue;
         }
         if (a == "--config") {
-            if (i + 1 >= ctx.args.size()) return usageError(ctx, "compare", "--config needs a value");
+            if (i + 1 >= ctx.args.size()) return usageError(ctx, kVerb, "--config needs a value");
             configs.push_back(ctx.args[i + 1]);
             i += 2;
             continue;
         }
         std::string error;
         if (deviceOptions.consume(ctx.args, i, error)) {
-            if (!error.empty()) return usageError(ctx, "compare", error);
+            if (!error.empty()) return usageError(ctx, kVerb, error);
             continue;
         }
         if (a == "--param" || a == "--seed" || a == "--threads" || a == "--db") {
-            if (i + 1 >= ctx.args.size()) return usageError(ctx, "compare", a + " needs a value");
+            if (i + 1 >= ctx.args.size()) return usageError(ctx, kVerb, a + " needs a value");
             const std::string& v = ctx.args[i + 1];
             if (a == "--param") rawOverrides.push_back(v);
             if (a == "--seed") seedText = v;
@@ -91,15 +93,15 @@ int runCompare(VerbContext& ctx) {
             json = true;
             ++i;
         } else if (a.size() > 1 && a[0] == '-') {
-            return usageError(ctx, "compare", "unknown option '" + a + "'");
+            return usageError(ctx, kVerb, "unknown option '" + a + "'");
         } else if (workloadName.empty()) {
             workloadName = a;
             ++i;
         } else {
-            return usageError(ctx, "compare", "more than one WORKLOAD given ('" + a + "')");
+            return usageError(ctx, kVerb, "more than one WORKLOAD given ('" + a + "')");
         }
     }
-    if (workloadName.empty()) return usageError(ctx, "compare", "compare needs a WORKLOAD (see `allocscope-cli workloads`)");
+    if (workloadName.empty()) return usageError(ctx, kVerb, "compare needs a WORKLOAD (see `allocscope-cli workloads`)");
     if (configs.empty()) configs.assign(std::begin(kSharedConfigs), std::end(kSharedConfigs));
     try {
         // WORKLOAD names a demo workload; anything else that is a file is a recorded trace.
@@ -110,7 +112,7 @@ int runCompare(VerbContext& ctx) {
             return badInput(ctx, "no such workload, and no trace file there", workloadName);
         }
         if (!isTrace) workload = &alloc::WorkloadRegistry::instance().get(workloadName);  // throws: unknown
-        if (isTrace && !rawOverrides.empty()) return usageError(ctx, "compare", "--param applies to workloads, not to a TRACE");
+        if (isTrace && !rawOverrides.empty()) return usageError(ctx, kVerb, "--param applies to workloads, not to a TRACE");
         std::vector<std::pair<std::string, std::string>> overrides;
         for (const std::string& raw : rawOverrides) overrides.push_back(alloc::WorkloadParams::splitAssignment(raw));
         const auto digits = [](const std::string& t) {
@@ -132,7 +134,7 @@ int runCompare(VerbContext& ctx) {
         std::string error;
         const std::optional<ResolvedDevice> device = resolveDevice(deviceOptions, error);
         if (!device) return badInput(ctx, error, "--gpu");
-        const alloc::CompareDevice target = simulatedTarget(*device, workload != nullptr ? workload->defaultGpu() : std::string(alloc::kDefaultGpuPreset), deviceOptions);
+        const alloc::CompareDevice target = simulatedTarget(*device, workload, deviceOptions);
 
         alloc::Program program;
         alloc::StackTable stacks;
@@ -188,7 +190,7 @@ int runCompare(VerbContext& ctx) {
     }
 }
 
-const VerbRegistration kRegistration{Verb{"compare", "run a workload under several allocator configs, side by side",
+const VerbRegistration kRegistration{Verb{std::string(kVerb), "run a workload under several allocator configs, side by side",
                                           kUsage, runCompare}};
 
 }  // namespace

@@ -1,6 +1,7 @@
 // `allocscope-cli lesson [NAME] [--json] [--dir DIR | --file FILE]`: runs one guided lesson (or
 // all) headless and prints its claim, the measured numbers and the verdict computed from them.
 #include <ostream>
+#include <string_view>
 #include <vector>
 
 #include "app/cli/VerbErrors.h"
@@ -13,6 +14,8 @@
 
 namespace allocscope::cli {
 namespace {
+
+constexpr std::string_view kVerb = "lesson";  // its name in the verb table and its usage errors
 
 const char* kUsage =
     "usage: allocscope-cli lesson [NAME|NUMBER] [--json] [--dir DIR | --file FILE]\n"
@@ -39,21 +42,21 @@ int runLesson(VerbContext& ctx) {
         if (a == "--json") {
             json = true;
         } else if (a == "--dir" || a == "--file") {
-            if (i + 1 >= ctx.args.size()) return usageError(ctx, "lesson", a + " needs a value");
+            if (i + 1 >= ctx.args.size()) return usageError(ctx, kVerb, a + " needs a value");
             (a == "--dir" ? folder : file) = ctx.args[++i];
         } else if (a.rfind("--dir=", 0) == 0) {
             folder = a.substr(6);
         } else if (a.rfind("--file=", 0) == 0) {
             file = a.substr(7);
         } else if (a.size() > 1 && a[0] == '-') {
-            return usageError(ctx, "lesson", "unknown option '" + a + "'");
+            return usageError(ctx, kVerb, "unknown option '" + a + "'");
         } else if (name.empty()) {
             name = a;
         } else {
-            return usageError(ctx, "lesson", "more than one lesson given ('" + a + "')");
+            return usageError(ctx, kVerb, "more than one lesson given ('" + a + "')");
         }
     }
-    if (!file.empty() && !name.empty()) return usageError(ctx, "lesson", "give a NAME or --file, not both");
+    if (!file.empty() && !name.empty()) return usageError(ctx, kVerb, "give a NAME or --file, not both");
     try {
         std::vector<app::Lesson> lessons;
         if (!file.empty()) {
@@ -83,7 +86,7 @@ int runLesson(VerbContext& ctx) {
     return kExitOk;
 }
 
-const VerbRegistration kRegistration{Verb{"lesson", "run a guided lesson (or all): claim, numbers, computed verdict", kUsage, runLesson}};
+const VerbRegistration kRegistration{Verb{std::string(kVerb), "run a guided lesson (or all): claim, numbers, computed verdict", kUsage, runLesson}};
 
 }  // namespace
 }  // namespace allocscope::cli

@@ -3,10 +3,10 @@
 #include <filesystem>
 #include <optional>
 #include <ostream>
+#include <string_view>
 
 #include "allocator/compare/CompareReport.h"
 #include "allocator/compare/Recommender.h"
-#include "allocator/device/GpuPresets.h"
 #include "allocator/workloads/WorkloadRegistry.h"
 #include "app/cli/DeviceOptions.h"
 #include "app/cli/TraceProgram.h"
@@ -16,6 +16,8 @@
 
 namespace allocscope::cli {
 namespace {
+
+constexpr std::string_view kVerb = "recommend";  // its name in the verb table and its usage errors
 
 const char* kUsage =
     "usage: allocscope-cli recommend WORKLOAD|TRACE [--param NAME=VALUE]... [--seed S]\n"
@@ -46,27 +48,27 @@ int runRecommend(VerbContext& ctx) {
     for (std::size_t i = 0; i < ctx.args.size();) {
         std::string error;
         if (deviceOptions.consume(ctx.args, i, error)) {
-            if (!error.empty()) return usageError(ctx, "recommend", error);
+            if (!error.empty()) return usageError(ctx, kVerb, error);
             continue;
         }
         const std::string& a = ctx.args[i];
         if (a == "--param" || a == "--seed" || a == "--db") {
-            if (i + 1 >= ctx.args.size()) return usageError(ctx, "recommend", a + " needs a value");
+            if (i + 1 >= ctx.args.size()) return usageError(ctx, kVerb, a + " needs a value");
             (a == "--param" ? rawOverrides.emplace_back() : a == "--db" ? db.emplace() : seedText) = ctx.args[i + 1];
             i += 2;
         } else if (a == "--no-gpu-search") {
             gpuSearch = false;
             ++i;
         } else if (a.size() > 1 && a[0] == '-') {
-            return usageError(ctx, "recommend", "unknown option '" + a + "'");
+            return usageError(ctx, kVerb, "unknown option '" + a + "'");
         } else if (workloadName.empty()) {
             workloadName = a;
             ++i;
         } else {
-            return usageError(ctx, "recommend", "more than one WORKLOAD given ('" + a + "')");
+            return usageError(ctx, kVerb, "more than one WORKLOAD given ('" + a + "')");
         }
     }
-    if (workloadName.empty()) return usageError(ctx, "recommend", "recommend needs a WORKLOAD (see `allocscope-cli workloads`)");
+    if (workloadName.empty()) return usageError(ctx, kVerb, "recommend needs a WORKLOAD (see `allocscope-cli workloads`)");
 
     try {
         const alloc::Workload* workload = alloc::WorkloadRegistry::instance().find(workloadName);
@@ -76,7 +78,7 @@ int runRecommend(VerbContext& ctx) {
             return badInput(ctx, "no such workload, and no trace file there", workloadName);
         }
         if (!isTrace) workload = &alloc::WorkloadRegistry::instance().get(workloadName);  // throws: unknown
-        if (isTrace && !rawOverrides.empty()) return usageError(ctx, "recommend", "--param applies to workloads, not to a TRACE");
+        if (isTrace && !rawOverrides.empty()) return usageError(ctx, kVerb, "--param applies to workloads, not to a TRACE");
         std::vector<std::pair<std::string, std::string>> overrides;
         for (const std::string& raw : rawOverrides) overrides.push_back(alloc::WorkloadParams::splitAssignment(raw));
         std::uint64_t seed = 0;
@@ -84,7 +86,7 @@ int runRecommend(VerbContext& ctx) {
         std::string error;
         const std::optional<ResolvedDevice> device = resolveDevice(deviceOptions, error);
         if (!device) return badInput(ctx, error, "--gpu");
-        const alloc::CompareDevice target = simulatedTarget(*device, workload != nullptr ? workload->defaultGpu() : std::string(alloc::kDefaultGpuPreset), deviceOptions);
+        const alloc::CompareDevice target = simulatedTarget(*device, workload, deviceOptions);
         alloc::Program program;
         alloc::StackTable stacks;
         std::string title = workloadName;
@@ -126,7 +128,7 @@ int runRecommend(VerbContext& ctx) {
     }
 }
 
-const VerbRegistration kRegistration{Verb{"recommend", "recommend the simplest allocator config for a workload",
+const VerbRegistration kRegistration{Verb{std::string(kVerb), "recommend the simplest allocator config for a workload",
                                           kUsage, runRecommend}};
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <memory>
 #include <ostream>
 #include <sstream>
+#include <string_view>
 
 #include "allocator/config/ConfigParser.h"
 #include "allocator/replay/ConfigReplay.h"
@@ -24,6 +25,8 @@
 
 namespace allocscope::cli {
 namespace {
+
+constexpr std::string_view kVerb = "replay";  // its name in the verb table and its usage errors
 
 struct ReplayArgs {
     std::string trace;
@@ -81,7 +84,7 @@ int runReplay(VerbContext& ctx) {
     for (std::size_t i = 0; i < ctx.args.size();) {
         std::string error;
         if (args.device.consume(ctx.args, i, error)) {
-            if (!error.empty()) return usageError(ctx, "replay", error);
+            if (!error.empty()) return usageError(ctx, kVerb, error);
             continue;
         }
         const std::string& a = ctx.args[i];
@@ -99,39 +102,39 @@ int runReplay(VerbContext& ctx) {
             args.continueAfterOom = true;
             ++i;
         } else if (a == "--stats-json") {
-            if (!value(v)) return usageError(ctx, "replay", "--stats-json needs a file or -");
+            if (!value(v)) return usageError(ctx, kVerb, "--stats-json needs a file or -");
             args.statsJson = v;
         } else if (a == "--segments-json") {
-            if (!value(v)) return usageError(ctx, "replay", "--segments-json needs a file");
+            if (!value(v)) return usageError(ctx, kVerb, "--segments-json needs a file");
             args.segmentsJson = v;
         } else if (a == "--db") {
-            if (!value(v)) return usageError(ctx, "replay", "--db needs a session file");
+            if (!value(v)) return usageError(ctx, kVerb, "--db needs a session file");
             args.db = v;
         } else if (a == "--compare-with") {
-            if (!value(v)) return usageError(ctx, "replay", "--compare-with needs a trace file");
+            if (!value(v)) return usageError(ctx, kVerb, "--compare-with needs a trace file");
             args.compareWith = v;
         } else if (a == "--placement") {
             if (!value(v) || (v != "driver" && v != "reference" && v != "device")) {
-                return usageError(ctx, "replay", "--placement needs driver, reference or device");
+                return usageError(ctx, kVerb, "--placement needs driver, reference or device");
             }
             args.placement = v;
         } else if (a == "--device") {
             if (!value(v) || v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 6) {
-                return usageError(ctx, "replay", "--device needs a device number");
+                return usageError(ctx, kVerb, "--device needs a device number");
             }
             args.deviceIndex = std::stoll(v);
         } else if (a.size() > 1 && a[0] == '-') {
-            return usageError(ctx, "replay", "unknown option '" + a + "'");
+            return usageError(ctx, kVerb, "unknown option '" + a + "'");
         } else if (args.trace.empty()) {
             args.trace = a;
             ++i;
         } else {
-            return usageError(ctx, "replay", "more than one TRACE given ('" + a + "')");
+            return usageError(ctx, kVerb, "more than one TRACE given ('" + a + "')");
         }
     }
-    if (args.trace.empty()) return usageError(ctx, "replay", "replay needs a TRACE file");
+    if (args.trace.empty()) return usageError(ctx, kVerb, "replay needs a TRACE file");
     if (args.segmentsJson && *args.segmentsJson == "-" && args.statsJson && *args.statsJson == "-") {
-        return usageError(ctx, "replay", "--stats-json and --segments-json cannot both write to stdout");
+        return usageError(ctx, kVerb, "--stats-json and --segments-json cannot both write to stdout");
     }
     const bool statsToStdout = (args.statsJson && *args.statsJson == "-") || (args.segmentsJson && *args.segmentsJson == "-");
     std::ostream& report = statsToStdout ? ctx.err : ctx.out;
@@ -155,7 +158,7 @@ int runReplay(VerbContext& ctx) {
         traces = std::move(chosen);
     }
     if (traces.size() > 1 && (args.statsJson || args.segmentsJson)) {
-        return usageError(ctx, "replay", "the trace has " + std::to_string(traces.size()) +
+        return usageError(ctx, kVerb, "the trace has " + std::to_string(traces.size()) +
                                    " devices: choose one with --device for --stats-json/--segments-json");
     }
 
@@ -283,7 +286,7 @@ int runReplay(VerbContext& ctx) {
     return kExitOk;
 }
 
-const VerbRegistration kRegistration{Verb{"replay", "replay a PyTorch snapshot or RMM log through the allocator",
+const VerbRegistration kRegistration{Verb{std::string(kVerb), "replay a PyTorch snapshot or RMM log through the allocator",
                                           std::string(kUsage) + DeviceOptions::usage() + DeviceOptions::realGpuUsage() + kUsageTail, runReplay}};
 
 }  // namespace

@@ -4,11 +4,11 @@
 #include <fstream>
 #include <optional>
 #include <ostream>
+#include <string_view>
 
 #include "allocator/compare/CompareReport.h"
 #include "allocator/compare/ComparisonEngine.h"
 #include "allocator/compare/EventCsvSink.h"
-#include "allocator/device/GpuPresets.h"
 #include "allocator/workloads/WorkloadRegistry.h"
 #include "app/cli/DeviceOptions.h"
 #include "app/cli/RealGpuRun.h"
@@ -18,6 +18,8 @@
 
 namespace allocscope::cli {
 namespace {
+
+constexpr std::string_view kVerb = "run";  // its name in the verb table and its usage errors
 
 const char* kUsage =
     "usage: allocscope-cli run WORKLOAD [--param NAME=VALUE]... [--seed S] [--events-csv FILE|-] [--db SESSION]\n"
@@ -49,13 +51,13 @@ int runRun(VerbContext& ctx) {
     for (std::size_t i = 0; i < ctx.args.size();) {
         std::string error;
         if (deviceOptions.consume(ctx.args, i, error)) {
-            if (!error.empty()) return usageError(ctx, "run", error);
+            if (!error.empty()) return usageError(ctx, kVerb, error);
             continue;
         }
         const std::string& a = ctx.args[i];
         const bool hasValue = i + 1 < ctx.args.size();
         if (a == "--param" || a == "--seed" || a == "--events-csv" || a == "--db") {
-            if (!hasValue) return usageError(ctx, "run", a + " needs a value");
+            if (!hasValue) return usageError(ctx, kVerb, a + " needs a value");
             const std::string& v = ctx.args[i + 1];
             if (a == "--param") rawOverrides.push_back(v);
             if (a == "--seed") seedText = v;
@@ -63,15 +65,15 @@ int runRun(VerbContext& ctx) {
             if (a == "--db") db = v;
             i += 2;
         } else if (a.size() > 1 && a[0] == '-') {
-            return usageError(ctx, "run", "unknown option '" + a + "'");
+            return usageError(ctx, kVerb, "unknown option '" + a + "'");
         } else if (workloadName.empty()) {
             workloadName = a;
             ++i;
         } else {
-            return usageError(ctx, "run", "more than one WORKLOAD given ('" + a + "')");
+            return usageError(ctx, kVerb, "more than one WORKLOAD given ('" + a + "')");
         }
     }
-    if (workloadName.empty()) return usageError(ctx, "run", "run needs a WORKLOAD (see `allocscope-cli workloads`)");
+    if (workloadName.empty()) return usageError(ctx, kVerb, "run needs a WORKLOAD (see `allocscope-cli workloads`)");
     try {
         const alloc::Workload& workload = alloc::WorkloadRegistry::instance().get(workloadName);
         for (const std::string& raw : rawOverrides) overrides.push_back(alloc::WorkloadParams::splitAssignment(raw));
@@ -82,7 +84,7 @@ int runRun(VerbContext& ctx) {
         std::string error;
         std::optional<ResolvedDevice> device = resolveDevice(deviceOptions, error);
         if (!device) return badInput(ctx, error, "--gpu");
-        const alloc::CompareDevice target = simulatedTarget(*device, workload.defaultGpu(), deviceOptions);
+        const alloc::CompareDevice target = simulatedTarget(*device, &workload, deviceOptions);
         alloc::CompareConfig config{"default", alloc::AllocatorConfig{}};
         if (deviceOptions.config) {
             const std::optional<alloc::AllocatorConfig> parsed = parseConfigOption(*deviceOptions.config, error);
@@ -159,7 +161,7 @@ int runRun(VerbContext& ctx) {
 
 std::string usageText() { return std::string(kUsage) + DeviceOptions::usage() + DeviceOptions::realGpuUsage() + kUsageTail; }
 
-const VerbRegistration kRegistration{Verb{"run", "run a demo workload through the allocator", usageText(), runRun}};
+const VerbRegistration kRegistration{Verb{std::string(kVerb), "run a demo workload through the allocator", usageText(), runRun}};
 
 }  // namespace
 }  // namespace allocscope::cli

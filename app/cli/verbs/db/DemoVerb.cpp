@@ -5,6 +5,7 @@
 // Lives in verbs/db/ because it needs the session database.
 #include <filesystem>
 #include <ostream>
+#include <string_view>
 
 #include "allocator/device/GpuPresets.h"
 #include "allocator/workloads/WorkloadRegistry.h"
@@ -14,6 +15,8 @@
 
 namespace allocscope::cli {
 namespace {
+
+constexpr std::string_view kVerb = "demo";  // its name in the verb table and its usage errors
 
 const char* kUsage =
     "usage: allocscope-cli demo --db FILE\n"
@@ -55,17 +58,17 @@ int runDemo(VerbContext& ctx) {
     for (std::size_t i = 0; i < ctx.args.size();) {
         const std::string& a = ctx.args[i];
         if (a == "--db") {
-            if (i + 1 >= ctx.args.size()) return usageError(ctx, "demo", "--db needs a session file");
+            if (i + 1 >= ctx.args.size()) return usageError(ctx, kVerb, "--db needs a session file");
             db = ctx.args[i + 1];
             i += 2;
         } else if (a.rfind("--db=", 0) == 0) {
             db = a.substr(5);
             ++i;
         } else {
-            return usageError(ctx, "demo", "unexpected argument '" + a + "'");
+            return usageError(ctx, kVerb, "unexpected argument '" + a + "'");
         }
     }
-    if (db.empty()) return usageError(ctx, "demo", "demo needs --db FILE");
+    if (db.empty()) return usageError(ctx, kVerb, "demo needs --db FILE");
     std::error_code ec;
     if (std::filesystem::exists(db, ec) || std::filesystem::is_symlink(db, ec)) {
         ctx.err << "allocscope-cli: the file already exists; demo only creates a new session (" << db << ")\n";
@@ -82,7 +85,7 @@ int runDemo(VerbContext& ctx) {
     return code;
 }
 
-const VerbRegistration kRegistration{Verb{"demo", "create the demo session the GUI opens first", kUsage, runDemo}};
+const VerbRegistration kRegistration{Verb{std::string(kVerb), "create the demo session the GUI opens first", kUsage, runDemo}};
 
 }  // namespace
 }  // namespace allocscope::cli
