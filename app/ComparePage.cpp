@@ -111,7 +111,10 @@ void ComparePage::setSession(const QString& sessionPath, storage::SessionWriter*
     recordingRequest_.reset();
     answer_->setAnswer({});
     if (sessionPath.isEmpty()) say(tr("No session open: open or create one to compare configs."));
-    else if (writer == nullptr) say(tr("This session is open read-only: Compare can show its runs but records nothing."));
+    // No writer yet: the session opens read-only and the first recording opens the writer
+    // (MainWindow::ensureWritableDocument, which offers a copy when the file cannot be written).
+    // So Compare will record into this session, and the user should know that before pressing it.
+    else if (writer == nullptr) say(tr("Compare records one run per config into this session."));
 }
 
 void ComparePage::startCompare(const CompareRequest& request) {

@@ -427,7 +427,8 @@ PyTree Machine::run() {
         case 0x95: {  // FRAME: a framing hint; the declared frame must exist
             const uint64_t n = takeLE(8);
             if (n > left()) {
-                fail("FRAME declares " + std::to_string(n) + " bytes but only " + std::to_string(left()) + " follow");
+                fail("FRAME declares " + std::to_string(n) + " bytes but only " + std::to_string(left()) +
+                     " follow (the file is cut short or corrupted)");
             }
             break;
         }

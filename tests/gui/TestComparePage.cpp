@@ -281,6 +281,17 @@ private slots:
         QCOMPARE(tableRaw(page.compareWidget(), 0, views::CompareTableModel::PeakReservedColumn), 1194 * kMiB);
     }
 
+    // A session opens without a writer (nothing written until the user records); the window opens
+    // the writer when Compare is pressed, so the page must not claim that it records nothing.
+    void sessionWithoutWriterSaysCompareRecordsIntoIt() {
+        { storage::SessionWriter create(path_.toStdString()); }
+        app::ComparePage page;
+        page.setSession(path_, nullptr);
+        QVERIFY2(page.lastMessage().contains(QStringLiteral("records one run per config into this session")),
+                 qPrintable(page.lastMessage()));
+        QVERIFY2(!page.lastMessage().contains(QStringLiteral("nothing")), qPrintable(page.lastMessage()));
+    }
+
     void readOnlySessionRefuses() {
         { storage::SessionWriter create(path_.toStdString()); }
         QFile file(path_);
