@@ -11,6 +11,8 @@
 #include "app/LessonController.h"
 #include "app/LessonDock.h"
 #include "app/MainWindow.h"
+#include "views/widgets/RunListModel.h"
+#include "views/widgets/RunListWidget.h"
 #include "views/widgets/EventScrubber.h"
 #include "views/widgets/LessonPanel.h"
 #include "views/widgets/SegmentMapWidget.h"
@@ -22,6 +24,33 @@ class TestMainWindowLessons : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase() { qRegisterMetaType<views::LessonData>(); }
+
+    // F1 on a 1280 x 720 screen: the lesson dock joins the right dock area, and the window must
+    // still fit the screen (before, the dock's minimum width pushed the window to ~1400 px, so
+    // the Find field and the lesson's text ran off the right edge).
+    void lessonDockFitsA1280WideWindow() {
+        MainWindow window;
+        window.resize(1280, 720);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        // With a snapshot open: the Program panel then describes the recording.
+        QSignalSpy finished(&window, &MainWindow::jobFinished);
+        QVERIFY(window.openFile(QStringLiteral(ALLOCSCOPE_TEST_DATA "/traces/train_gpt__default.pickle")));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(window.runList()->model()->rowCount(), 1, 60000);
+        window.lessonsAction()->trigger();
+        QVERIFY(window.lessonDock()->isVisible());
+        QCoreApplication::processEvents();
+        QVERIFY2(window.minimumSizeHint().width() <= 1280,
+                 qPrintable(QString("the window needs %1 px").arg(window.minimumSizeHint().width())));
+        QVERIFY2(window.width() <= 1280, qPrintable(QString("the window grew to %1 px").arg(window.width())));
+        // In the narrow dock the list stands above the lesson, whose Run button is inside the window.
+        views::LessonPanel* panel = window.lessonDock()->panel();
+        QCOMPARE(panel->layoutOrientation(), Qt::Vertical);
+        QVERIFY2(panel->runButton()->isVisible() && panel->runButton()->width() > 0, "Run lesson is not shown");
+        QVERIFY2(panel->runButton()->mapTo(&window, QPoint(panel->runButton()->width(), 0)).x() <= window.width(),
+                 "Run lesson ends outside the window");
+    }
 
     void helpLessonsPlaysALessonInTheWindow() {
         MainWindow window;

@@ -75,6 +75,21 @@ private slots:
         QCOMPARE(nav.view, QString("segments"));
     }
 
+    // Narrow (a side dock): the list above the lesson, and no minimum width that would widen the
+    // window; wide (a floating dock): side by side.
+    void listGoesAboveTheLessonWhenNarrow() {
+        views::LessonPanel panel;
+        QVERIFY2(panel.minimumSizeHint().width() <= 300, qPrintable(QString::number(panel.minimumSizeHint().width())));
+        panel.resize(320, 600);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QCOMPARE(panel.layoutOrientation(), Qt::Vertical);
+        panel.resize(900, 600);
+        QTRY_COMPARE(panel.layoutOrientation(), Qt::Horizontal);
+        panel.resize(400, 600);
+        QTRY_COMPARE(panel.layoutOrientation(), Qt::Vertical);
+    }
+
     void everyControlHasATooltipAndTakesFocus() {
         views::LessonPanel panel;
         for (QWidget* w : std::initializer_list<QWidget*>{panel.list(), panel.runButton(), panel.cancelButton(), panel.backButton(),

@@ -7,6 +7,8 @@
 #include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QResizeEvent>
+#include <QScrollArea>
 #include <QShortcut>
 #include <QSplitter>
 #include <QTableWidget>
@@ -36,7 +38,6 @@ QString headline(LessonOutcome outcome) {
 LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
     list_ = new QListWidget(this);
     list_->setToolTip(tr("Guided lessons: each tests one piece of common allocator advice"));
-    list_->setMinimumWidth(220);
     list_->setWordWrap(true);
 
     auto* detail = new QWidget(this);
@@ -115,14 +116,25 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
     detailLayout->addWidget(stepBox);
     detailLayout->addWidget(verdictBox_, 1);
 
-    auto* splitter = new QSplitter(this);
-    splitter->addWidget(list_);
-    splitter->addWidget(detail);
-    splitter->setStretchFactor(1, 1);
-    splitter->setSizes({300, 600});
+    // The lesson's text scrolls inside its side rather than setting the panel's minimum size: the
+    // panel joins the main window's right dock area, and a dock's minimum width is added to the
+    // window's (a fixed-width lesson pushed a 1280 px window off the screen).
+    auto* detailScroll = new QScrollArea(this);
+    detailScroll->setWidget(detail);
+    detailScroll->setWidgetResizable(true);
+    detailScroll->setFrameShape(QFrame::NoFrame);
+    // Text wraps to the dock's width; only a dock narrower than the buttons' row scrolls sideways.
+    detailScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+
+    // List above the lesson in a narrow dock, beside it once the panel is wide (resizeEvent).
+    splitter_ = new QSplitter(Qt::Vertical, this);
+    splitter_->addWidget(list_);
+    splitter_->addWidget(detailScroll);
+    splitter_->setStretchFactor(1, 1);
+    splitter_->setChildrenCollapsible(false);
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(splitter);
+    layout->addWidget(splitter_);
 
     connect(list_, &QListWidget::currentRowChanged, this, [this](int row) {
         if (row >= 0) emit lessonSelected(row);
@@ -149,6 +161,16 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
     setTabOrder(back_, next_);
     setTabOrder(next_, numbers_);
     setLesson({});
+}
+
+void LessonPanel::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    const Qt::Orientation wanted = width() >= kSideBySideWidth ? Qt::Horizontal : Qt::Vertical;
+    if (splitter_->orientation() == wanted && splitSet_) return;  // the user's split stays
+    splitSet_ = true;
+    splitter_->setOrientation(wanted);
+    const int length = wanted == Qt::Horizontal ? width() : height();
+    splitter_->setSizes({length / 3, length - length / 3});  // the list a third, the lesson the rest
 }
 
 void LessonPanel::setLessons(const QList<LessonListEntry>& lessons) {
@@ -232,6 +254,7 @@ QString LessonPanel::stepText() const { return stepText_->text(); }
 QString LessonPanel::verdictHeadline() const { return lesson_.hasResult ? headline(lesson_.outcome) : QString(); }
 
 QString LessonPanel::statusText() const { return status_->text(); }
+Qt::Orientation LessonPanel::layoutOrientation() const { return splitter_->orientation(); }
 
 void LessonPanel::updateButtons() {
     const bool haveSteps = lesson_.hasResult && !lesson_.steps.isEmpty();

@@ -14,6 +14,7 @@ class QProgressBar;
 class QPushButton;
 class QTableWidget;
 class QGroupBox;
+class QSplitter;
 
 namespace allocscope::views {
 
@@ -45,12 +46,18 @@ public:
     QPushButton* nextButton() const { return next_; }
     QTableWidget* numbersTable() const { return numbers_; }
     QProgressBar* progressBar() const { return progress_; }
+    // From this width the list stands beside the lesson; narrower (a side dock), above it.
+    static constexpr int kSideBySideWidth = 640;
+    Qt::Orientation layoutOrientation() const;
 
 signals:
     void lessonSelected(int index);
     void runRequested(int index);
     void cancelRequested();
     void stepRequested(int index);
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void updateButtons();
@@ -59,6 +66,8 @@ private:
     LessonData lesson_;
     int step_ = -1;
     bool running_ = false;
+    bool splitSet_ = false;  // the list / lesson split was given its first sizes
+    QSplitter* splitter_;
     QListWidget* list_;
     QLabel* title_;
     QLabel* question_;
