@@ -15,6 +15,12 @@ public:
     const std::string& problem() const { return what_; }
     const std::string& location() const { return where_; }
 
+    // `location` as a place inside `file` ("file: byte 12"), or just "file" where the reader
+    // already named the file itself as the place (it could not open or read it): named once.
+    static std::string inFile(const std::string& file, const std::string& location) {
+        return location.empty() || location == file ? file : file + ": " + location;
+    }
+
 private:
     std::string what_;
     std::string where_;

@@ -116,8 +116,7 @@ TraceFile TraceFile::read(const std::string& path) {
     try {
         file = load(path);
     } catch (const formats::FormatError& e) {
-        // FileBytes names the file itself as the place; say it once.
-        throw formats::FormatError(e.problem(), e.location() == path ? path : path + ": " + e.location());
+        throw formats::FormatError(e.problem(), formats::FormatError::inFile(path, e.location()));
     } catch (const std::bad_alloc&) {
         throw formats::FormatError("not enough memory to read the trace", path);
     } catch (const std::exception& e) {

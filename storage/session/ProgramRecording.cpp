@@ -212,7 +212,7 @@ PreparedImport prepareImport(const std::string& file, const ImportTarget& target
         prepared.traces = std::move(loaded.traces);
         metadata = std::move(loaded.userMetadata);
     } catch (const formats::FormatError& e) {
-        throw formats::FormatError(e.problem(), file + ": " + e.location());
+        throw formats::FormatError(e.problem(), formats::FormatError::inFile(file, e.location()));
     } catch (const std::bad_alloc&) {
         throw;
     } catch (const std::exception& e) {

@@ -77,6 +77,16 @@ private slots:
         QVERIFY2(oneLine(intoNew.err) && intoNew.err.find("(" + cutPickle_ + ": byte 2)\n") != std::string::npos, intoNew.err.c_str());
         QVERIFY(!QFile::exists(QString::fromStdString(fresh)));
 
+        // A file that is not there, or a folder: the path is named once, and no session is made.
+        const std::string missing = dir_.filePath("missing.pickle").toStdString();
+        for (const std::string& input : {missing, dir_.path().toStdString()}) {
+            const clitest::CliResult bad = runInProcess({"import", input, "--db", fresh});
+            QCOMPARE(bad.code, 1);
+            QVERIFY2(oneLine(bad.err) && bad.err.find("(" + input + ")\n") != std::string::npos, bad.err.c_str());
+            QVERIFY2(bad.err.find(input + ": " + input) == std::string::npos, bad.err.c_str());
+            QVERIFY(!QFile::exists(QString::fromStdString(fresh)));
+        }
+
         const std::string kept = dir_.filePath("kept.allocscope").toStdString();
         QCOMPARE(runInProcess({"import", traceData("frag101__default.pickle"), "--db", kept}).code, 0);
         const std::string before = testfiles::readBytes(kept);
