@@ -174,7 +174,15 @@ std::optional<ResolvedDevice> resolveDevice(const DeviceOptions& options, std::s
 std::optional<alloc::AllocatorConfig> parseConfigOption(const std::string& text, std::string& error) {
     const alloc::ParseResult parsed = alloc::parseConfig(text);
     if (!parsed.accepted()) {
-        error = parsed.pytorchMessage.empty() ? std::string(alloc::verdictName(parsed.verdict)) : parsed.pytorchMessage;
+        const auto first = std::find_if(parsed.diagnostics.begin(), parsed.diagnostics.end(), [](const alloc::ConfigDiagnostic& d) {
+            return d.severity == alloc::DiagnosticSeverity::Error;
+        });
+        error.clear();
+        if (first != parsed.diagnostics.end()) {
+            error = "at character " + std::to_string(first->offset) + ", " + first->message + "; ";
+        }
+        error += "PyTorch 2.11 says: " +
+                 (parsed.pytorchMessage.empty() ? std::string(alloc::verdictName(parsed.verdict)) : parsed.pytorchMessage);
         return std::nullopt;
     }
     return parsed.config;

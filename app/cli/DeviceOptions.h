@@ -60,8 +60,10 @@ std::optional<ResolvedDevice> resolveDevice(const DeviceOptions& options, std::s
 alloc::CompareDevice simulatedTarget(const ResolvedDevice& device, const alloc::Workload* workload,
                                      const DeviceOptions& options);
 
-// Parses a config string as PyTorch 2.11 does. nullopt + error ("<PyTorch's message>") when
-// PyTorch would refuse it.
+// Parses a config string as PyTorch 2.11 does. nullopt + error when PyTorch would refuse it: the
+// first problem in our words with its character position, then PyTorch's own message ("at
+// character 18, 'abc' is not an unsigned integer ...; PyTorch 2.11 says: stoull"), which alone is
+// often too terse to act on. `allocscope-cli config` shows every problem.
 std::optional<alloc::AllocatorConfig> parseConfigOption(const std::string& text, std::string& error);
 
 }  // namespace allocscope::cli

@@ -1,5 +1,7 @@
 #include <QtTest>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "app/cli/VerbRegistry.h"
 
@@ -45,6 +47,27 @@ private slots:
             QCOMPARE(runCli({"allocscope-cli", verb, "fragmentation-101", "--frobnicate"}, out, err), 2);
             QCOMPARE(QString::fromStdString(err.str()),
                      QString::fromStdString("allocscope-cli: unknown option '--frobnicate' (" + verb + "; see `allocscope-cli help " + verb + "`)\n"));
+        }
+    }
+
+    // A config PyTorch refuses: every verb that takes --config says where in the string and what
+    // is wrong in words, then PyTorch's own message (here a bare "stoull"), on one line, exit 1.
+    void aRefusedConfigIsExplainedInEveryVerb() {
+        const std::string expected =
+            "allocscope-cli: invalid allocator config: at character 18, 'abc' is not an unsigned integer "
+            "(std::stoull throws: RuntimeError \"stoull\"); PyTorch 2.11 says: stoull (--config 'max_split_size_mb:abc')\n";
+        const std::string trace = std::string(ALLOCSCOPE_TEST_DATA) + "/traces/frag101__default.pickle";
+        const std::vector<std::vector<std::string>> commands = {
+            {"allocscope-cli", "run", "fragmentation-101"},
+            {"allocscope-cli", "compare", "fragmentation-101"},
+            {"allocscope-cli", "recommend", "fragmentation-101"},
+            {"allocscope-cli", "replay", trace},
+        };
+        for (std::vector<std::string> args : commands) {
+            args.insert(args.end(), {"--config", "max_split_size_mb:abc"});
+            std::ostringstream out, err;
+            QCOMPARE(runCli(args, out, err), 1);
+            QCOMPARE(QString::fromStdString(err.str()), QString::fromStdString(expected));
         }
     }
 };
