@@ -179,7 +179,8 @@ std::optional<alloc::AllocatorConfig> parseConfigOption(const std::string& text,
         });
         error.clear();
         if (first != parsed.diagnostics.end()) {
-            error = "at character " + std::to_string(first->offset) + ", " + first->message + "; ";
+            // Columns count from 1, as the app's config editor shows them.
+            error = "at column " + std::to_string(first->offset + 1) + ", " + first->message + "; ";
         }
         error += "PyTorch 2.11 says: " +
                  (parsed.pytorchMessage.empty() ? std::string(alloc::verdictName(parsed.verdict)) : parsed.pytorchMessage);

@@ -61,8 +61,8 @@ alloc::CompareDevice simulatedTarget(const ResolvedDevice& device, const alloc::
                                      const DeviceOptions& options);
 
 // Parses a config string as PyTorch 2.11 does. nullopt + error when PyTorch would refuse it: the
-// first problem in our words with its character position, then PyTorch's own message ("at
-// character 18, 'abc' is not an unsigned integer ...; PyTorch 2.11 says: stoull"), which alone is
+// first problem in our words with its column (from 1), then PyTorch's own message ("at column
+// 19, 'abc' is not an unsigned integer ...; PyTorch 2.11 says: stoull"), which alone is
 // often too terse to act on. `allocscope-cli config` shows every problem.
 std::optional<alloc::AllocatorConfig> parseConfigOption(const std::string& text, std::string& error);
 

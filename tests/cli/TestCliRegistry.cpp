@@ -50,11 +50,11 @@ private slots:
         }
     }
 
-    // A config PyTorch refuses: every verb that takes --config says where in the string and what
-    // is wrong in words, then PyTorch's own message (here a bare "stoull"), on one line, exit 1.
+    // A config PyTorch refuses: every verb that takes --config says where in the string (the column
+    // the app's config editor names too) and what is wrong in words, then PyTorch's own message (here a bare "stoull"), on one line, exit 1.
     void aRefusedConfigIsExplainedInEveryVerb() {
         const std::string expected =
-            "allocscope-cli: invalid allocator config: at character 18, 'abc' is not an unsigned integer "
+            "allocscope-cli: invalid allocator config: at column 19, 'abc' is not an unsigned integer "
             "(std::stoull throws: RuntimeError \"stoull\"); PyTorch 2.11 says: stoull (--config 'max_split_size_mb:abc')\n";
         const std::string trace = std::string(ALLOCSCOPE_TEST_DATA) + "/traces/frag101__default.pickle";
         const std::vector<std::vector<std::string>> commands = {
