@@ -8,9 +8,8 @@
 
 #include "allocator/compare/CompareReport.h"
 #include "allocator/compare/ComparisonEngine.h"
-#include "allocator/workloads/WorkloadRegistry.h"
 #include "app/cli/DeviceOptions.h"
-#include "app/cli/TraceProgram.h"
+#include "app/cli/ProgramChoice.h"
 #include "app/cli/VerbErrors.h"
 #include "app/cli/VerbRegistry.h"
 #include "app/cli/verbs/db/DbRecorder.h"
@@ -104,17 +103,11 @@ int runCompare(VerbContext& ctx) {
     if (workloadName.empty()) return usageError(ctx, kVerb, "compare needs a WORKLOAD (see `allocscope-cli workloads`)");
     if (configs.empty()) configs.assign(std::begin(kSharedConfigs), std::end(kSharedConfigs));
     try {
-        // WORKLOAD names a demo workload; anything else that is a file is a recorded trace.
-        const alloc::Workload* workload = alloc::WorkloadRegistry::instance().find(workloadName);
-        const bool isTrace = workload == nullptr && std::filesystem::is_regular_file(workloadName);
-        const bool looksLikePath = workloadName.find('/') != std::string::npos || workloadName.find('.') != std::string::npos;
-        if (workload == nullptr && !isTrace && looksLikePath) {
-            return badInput(ctx, "no such workload, and no trace file there", workloadName);
-        }
-        if (!isTrace) workload = &alloc::WorkloadRegistry::instance().get(workloadName);  // throws: unknown
-        if (isTrace && !rawOverrides.empty()) return usageError(ctx, kVerb, "--param applies to workloads, not to a TRACE");
-        std::vector<std::pair<std::string, std::string>> overrides;
-        for (const std::string& raw : rawOverrides) overrides.push_back(alloc::WorkloadParams::splitAssignment(raw));
+        int code = kExitOk;
+        std::optional<ProgramChoice> choice = ProgramChoice::resolve(ctx, kVerb, workloadName, rawOverrides, code);
+        if (!choice) return code;
+        const bool isTrace = choice->isTrace();
+        const alloc::Workload* workload = choice->workload();
         const auto digits = [](const std::string& t) {
             return !t.empty() && t.size() <= 19 && t.find_first_not_of("0123456789") == std::string::npos;
         };
@@ -136,23 +129,12 @@ int runCompare(VerbContext& ctx) {
         if (!device) return badInput(ctx, error, "--gpu");
         const alloc::CompareDevice target = simulatedTarget(*device, workload, deviceOptions);
 
-        alloc::Program program;
-        alloc::StackTable stacks;
-        alloc::ProgramInfo info{workloadName, "", 0};
-        std::string sourceKind = "demo";
-        if (isTrace) {
-            int code = kExitOk;
-            std::optional<TraceProgram> fromTrace = traceProgram(ctx, workloadName, target, code);
-            if (!fromTrace) return code;
-            program = std::move(fromTrace->program);
-            sourceKind = fromTrace->sourceKind;
-        } else {
-            const alloc::WorkloadParams params = workload->resolve(overrides);
-            alloc::GeneratedProgram generated = workload->generate(params, seed);
-            program = std::move(generated.program);
-            stacks = std::move(generated.stacks);
-            info = {workload->name(), params.text(), workload->usesSeed() ? seed : 0};
-        }
+        if (!choice->build(ctx, seed, target, code)) return code;
+        const alloc::Program& program = choice->program;
+        const alloc::StackTable& stacks = choice->stacks;
+        const std::string& sourceKind = choice->sourceKind;
+        const alloc::ProgramInfo info = isTrace ? alloc::ProgramInfo{workloadName, "", 0}
+                                                : alloc::ProgramInfo{workload->name(), choice->paramsText, workload->usesSeed() ? seed : 0};
         alloc::CompareOptions options;
         options.threads = static_cast<unsigned>(std::stoul(threadsText));
         std::optional<DbRecorder> recorder;

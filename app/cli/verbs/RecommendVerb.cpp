@@ -7,9 +7,8 @@
 
 #include "allocator/compare/CompareReport.h"
 #include "allocator/compare/Recommender.h"
-#include "allocator/workloads/WorkloadRegistry.h"
 #include "app/cli/DeviceOptions.h"
-#include "app/cli/TraceProgram.h"
+#include "app/cli/ProgramChoice.h"
 #include "app/cli/VerbErrors.h"
 #include "app/cli/VerbRegistry.h"
 #include "app/cli/verbs/db/DbRecorder.h"
@@ -71,40 +70,24 @@ int runRecommend(VerbContext& ctx) {
     if (workloadName.empty()) return usageError(ctx, kVerb, "recommend needs a WORKLOAD (see `allocscope-cli workloads`)");
 
     try {
-        const alloc::Workload* workload = alloc::WorkloadRegistry::instance().find(workloadName);
-        const bool isTrace = workload == nullptr && std::filesystem::is_regular_file(workloadName);
-        const bool looksLikePath = workloadName.find('/') != std::string::npos || workloadName.find('.') != std::string::npos;
-        if (workload == nullptr && !isTrace && looksLikePath) {
-            return badInput(ctx, "no such workload, and no trace file there", workloadName);
-        }
-        if (!isTrace) workload = &alloc::WorkloadRegistry::instance().get(workloadName);  // throws: unknown
-        if (isTrace && !rawOverrides.empty()) return usageError(ctx, kVerb, "--param applies to workloads, not to a TRACE");
-        std::vector<std::pair<std::string, std::string>> overrides;
-        for (const std::string& raw : rawOverrides) overrides.push_back(alloc::WorkloadParams::splitAssignment(raw));
+        int code = kExitOk;
+        std::optional<ProgramChoice> choice = ProgramChoice::resolve(ctx, kVerb, workloadName, rawOverrides, code);
+        if (!choice) return code;
+        const bool isTrace = choice->isTrace();
+        const alloc::Workload* workload = choice->workload();
         std::uint64_t seed = 0;
         if (!parseSeed(seedText, seed)) return badInput(ctx, "the seed must be a non-negative integer", "--seed " + seedText);
         std::string error;
         const std::optional<ResolvedDevice> device = resolveDevice(deviceOptions, error);
         if (!device) return badInput(ctx, error, "--gpu");
         const alloc::CompareDevice target = simulatedTarget(*device, workload, deviceOptions);
-        alloc::Program program;
-        alloc::StackTable stacks;
-        std::string title = workloadName;
-        std::string sourceKind = "demo";
-        if (isTrace) {
-            int code = kExitOk;
-            std::optional<TraceProgram> fromTrace = traceProgram(ctx, workloadName, target, code);
-            if (!fromTrace) return code;
-            program = std::move(fromTrace->program);
-            sourceKind = fromTrace->sourceKind;
-        } else {
-            const alloc::WorkloadParams params = workload->resolve(overrides);
-            alloc::GeneratedProgram generated = workload->generate(params, seed);
-            program = std::move(generated.program);
-            stacks = std::move(generated.stacks);
-            title = workload->name() + " (" + params.text() + ")" +
-                    (workload->usesSeed() ? ", seed " + std::to_string(seed) : std::string());
-        }
+        if (!choice->build(ctx, seed, target, code)) return code;
+        const alloc::Program& program = choice->program;
+        const alloc::StackTable& stacks = choice->stacks;
+        const std::string& sourceKind = choice->sourceKind;
+        const std::string title = isTrace ? workloadName
+                                          : workload->name() + " (" + choice->paramsText + ")" +
+                                                (workload->usesSeed() ? ", seed " + std::to_string(seed) : std::string());
         alloc::RecommendOptions options;
         options.searchGpuSize = gpuSearch;
         if (deviceOptions.config) {  // the user's own config joins the grid
