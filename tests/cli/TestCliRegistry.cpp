@@ -70,6 +70,23 @@ private slots:
             QCOMPARE(QString::fromStdString(err.str()), QString::fromStdString(expected));
         }
     }
+
+    // WORKLOAD|TRACE reads alike in compare and recommend: --param is for workloads only, and a
+    // path where no file is says so instead of listing the workloads.
+    void workloadOrTraceReadsAlikeInCompareAndRecommend() {
+        const std::string trace = std::string(ALLOCSCOPE_TEST_DATA) + "/traces/frag101__default.pickle";
+        for (const std::string verb : {"compare", "recommend"}) {
+            std::ostringstream out, err;
+            QCOMPARE(runCli({"allocscope-cli", verb, trace, "--param", "tensors=10"}, out, err), 2);
+            QCOMPARE(QString::fromStdString(err.str()),
+                     QString::fromStdString("allocscope-cli: --param applies to workloads, not to a TRACE (" + verb +
+                                            "; see `allocscope-cli help " + verb + "`)\n"));
+            std::ostringstream out2, err2;
+            QCOMPARE(runCli({"allocscope-cli", verb, "no/such.pickle"}, out2, err2), 1);
+            QCOMPARE(QString::fromStdString(err2.str()),
+                     QString::fromStdString("allocscope-cli: no such workload, and no trace file there (no/such.pickle)\n"));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliRegistry)
