@@ -3,6 +3,7 @@
 // checked by the real parser before they are listed, removal, persistence in QSettings across
 // panels, the Compare button off with fewer than two configs, and the fit at 1280x720.
 #include <QtTest>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
@@ -15,6 +16,7 @@
 #include "app/ExperimentPanel.h"
 #include "app/FormAdapters.h"
 #include "app/MainWindow.h"
+#include "views/theme/ThemePalette.h"
 #include "views/widgets/ConfigEditorWidget.h"
 #include "views/widgets/ConfigListWidget.h"
 
@@ -137,6 +139,28 @@ private slots:
         QVERIFY2(why.contains(typoVerdict.verdict), qPrintable(why));
         if (!typoVerdict.issues.front().suggestion.isEmpty()) QVERIFY(why.contains(typoVerdict.issues.front().suggestion));
         QCOMPARE(list->entries(), before);
+    }
+
+    // An error under the list is in the theme's alarm colour, and stays so across a theme switch
+    // (the message line has a palette of its own).
+    void errorMessageFollowsTheTheme() {
+        views::applyTheme(*qApp, views::ThemeChoice::Light);
+        QCoreApplication::processEvents();
+        ExperimentPanel panel;
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        views::ConfigListWidget* list = panel.compareList();
+        QVERIFY(!list->addConfig("max_split_size_mb:abc"));
+        QLabel* message = nullptr;
+        for (QLabel* label : list->findChildren<QLabel*>()) {
+            if (!label->text().isEmpty() && label->text() == list->message()) message = label;
+        }
+        QVERIFY(message != nullptr);
+        QCOMPARE(message->palette().color(QPalette::WindowText), views::ThemePalette::forPalette(qApp->palette()).selection);
+        views::applyTheme(*qApp, views::ThemeChoice::Dark);
+        const QColor darkAlarm = views::ThemePalette::forPalette(qApp->palette()).selection;
+        QTRY_COMPARE(message->palette().color(QPalette::WindowText), darkAlarm);
+        views::applyTheme(*qApp, views::ThemeChoice::Light);
     }
 
     void inlineEditsAreCheckedByTheParser() {

@@ -1,12 +1,14 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QLabel>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QToolButton>
 #include <QtTest>
 
+#include "views/theme/ThemePalette.h"
 #include "views/widgets/ConfigEditorWidget.h"
 #include "views/widgets/RoundupDivisionsEditor.h"
 
@@ -55,6 +57,32 @@ QString fakeFormat(const ConfigFormValues& v) {
 class TestConfigEditorWidget : public QObject {
     Q_OBJECT
 private slots:
+    void cleanup() { applyTheme(*qApp, ThemeChoice::Light); }
+
+    // The verdict line has a palette of its own; a theme switch after the text was checked must
+    // recolour it (it stayed black on the dark theme's dark grey).
+    void verdictLineFollowsTheTheme() {
+        applyTheme(*qApp, ThemeChoice::Light);
+        QCoreApplication::processEvents();
+        ConfigEditorWidget editor;
+        editor.setValidator(fakeValidate);
+        editor.setFormatter(fakeFormat);
+        editor.setText(QStringLiteral("max_split_size_mb:64"));
+        editor.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&editor));
+        QLabel* verdict = nullptr;
+        for (QLabel* label : editor.findChildren<QLabel*>()) {
+            if (label->text() == editor.statusText()) verdict = label;
+        }
+        QVERIFY(verdict != nullptr);
+        const QColor lightText = qApp->palette().color(QPalette::WindowText);
+        QCOMPARE(verdict->palette().color(QPalette::WindowText), lightText);
+        applyTheme(*qApp, ThemeChoice::Dark);
+        const QColor darkText = qApp->palette().color(QPalette::WindowText);
+        QVERIFY(darkText != lightText);
+        QTRY_COMPARE(verdict->palette().color(QPalette::WindowText), darkText);
+    }
+
     void formHasEveryOptionWithTooltips() {
         ConfigEditorWidget editor;
         const char* keys[] = {"backend", "max_split_size_mb", "max_non_split_rounding_mb", "large_segment_size_mb",

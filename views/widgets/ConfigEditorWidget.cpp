@@ -285,6 +285,13 @@ void ConfigEditorWidget::validate() {
     if (wasAccepted != validation_.accepted) emit validityChanged(validation_.accepted);
 }
 
+void ConfigEditorWidget::changeEvent(QEvent* event) {
+    // showValidation() copies colours out of the palette (the verdict line gets a palette of its
+    // own): without this, a switch to the dark theme left the verdict in the light theme's black.
+    if (event->type() == QEvent::PaletteChange) showValidation();
+    QWidget::changeEvent(event);
+}
+
 void ConfigEditorWidget::showValidation() {
     const ThemePalette colors = ThemePalette::forPalette(palette());
     const QString current = text();

@@ -52,6 +52,8 @@ signals:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    // A theme switch: the verdict line and the underlines take the new palette's colours.
+    void changeEvent(QEvent* event) override;
 
 private:
     void buildForm();

@@ -338,13 +338,24 @@ void ConfigListWidget::addFromLine() {
     if (addConfig(line_->text())) line_->clear();
 }
 
-void ConfigListWidget::showMessage(const QString& text, bool error) {
-    messageIsError_ = error && !text.isEmpty();
-    message_->setText(text);
+void ConfigListWidget::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::PaletteChange) applyMessageColor();
+    QWidget::changeEvent(event);
+}
+
+// The message line has a palette of its own (errors in the theme's alarm colour), so a theme
+// switch must set it again.
+void ConfigListWidget::applyMessageColor() {
     const ThemePalette colors = ThemePalette::forPalette(palette());
     QPalette pal = message_->palette();
     pal.setColor(QPalette::WindowText, messageIsError_ ? colors.selection : palette().color(QPalette::WindowText));
     message_->setPalette(pal);
+}
+
+void ConfigListWidget::showMessage(const QString& text, bool error) {
+    messageIsError_ = error && !text.isEmpty();
+    message_->setText(text);
+    applyMessageColor();
     message_->setVisible(!text.isEmpty());
     if (!messageIsError_) updateControls();
 }

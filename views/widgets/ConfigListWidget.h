@@ -86,8 +86,11 @@ signals:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    // A theme switch: the message line takes the new palette's colours.
+    void changeEvent(QEvent* event) override;
 
 private:
+    void applyMessageColor();
     // The accepted form of `text` ("default" -> ""), or nullopt with *why.
     std::optional<QString> accept(const QString& text, QString* why) const;
     QString normalized(const QString& config) const;
