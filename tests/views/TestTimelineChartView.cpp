@@ -1,4 +1,8 @@
 #include <QApplication>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QAreaSeries>
+#include <QSet>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -149,6 +153,28 @@ private slots:
         QCoreApplication::processEvents();  // Qt delivers the new application palette by posted events
         QCOMPARE(view.metricColor(TimelineMetric::Allocated),
                  ThemePalette::light().metric[static_cast<int>(TimelineMetric::Allocated)]);
+    }
+
+    // Each metric's legend box has the line's solid colour in both themes (the band's faint fill
+    // made reserved, active, allocated and requested look alike), and the four differ.
+    void legendShowsEachMetricsSolidColour() {
+        for (const ThemeChoice theme : {ThemeChoice::Light, ThemeChoice::Dark}) {
+            applyTheme(*qApp, theme);
+            QCoreApplication::processEvents();
+            TimelineChartView view;
+            view.resize(800, 400);
+            view.setData(viewtest::realisticTimeline(200));
+            QSet<QRgb> seen;
+            for (int m = 0; m < kTimelineMetricCount; ++m) {
+                const auto metric = static_cast<TimelineMetric>(m);
+                const QList<QLegendMarker*> markers = view.chart()->legend()->markers(view.band(metric));
+                QCOMPARE(markers.size(), 1);
+                QCOMPARE(markers.front()->brush().color(), view.metricColor(metric));
+                QCOMPARE(markers.front()->brush().color().alpha(), 255);
+                seen.insert(markers.front()->brush().color().rgb());
+            }
+            QCOMPARE(seen.size(), kTimelineMetricCount);
+        }
     }
 
     void emptyDataIsHarmless() {

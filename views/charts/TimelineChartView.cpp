@@ -202,6 +202,9 @@ void TimelineChartView::applyColors() {
         fill.setAlpha(m == static_cast<int>(TimelineMetric::Reserved) ? 40 : 70);
         band->setBrush(fill);
         band->setPen(QPen(color, 1.5));
+        // The legend shows the line's solid colour: the band's faint fill made the four metrics'
+        // boxes look alike.
+        for (QLegendMarker* lm : c->legend()->markers(band)) lm->setBrush(color);
     }
     fragmentation_->setPen(QPen(colors_.fragmentation, 1.5));
     axisFrag_->setTitleText(data_.fragmentationLabel);
