@@ -15,6 +15,7 @@
 #include "allocator/config/ConfigParser.h"
 #include "app/CompareRunLoader.h"
 #include "storage/session/SessionReader.h"
+#include "views/util/Formatting.h"
 #include "views/widgets/CompareWidget.h"
 #include "views/widgets/ExportHelpers.h"
 #include "views/widgets/WhatIfAnswerView.h"
@@ -162,8 +163,9 @@ void ComparePage::startCompare(const CompareRequest& request) {
         results_.resize(static_cast<std::size_t>(labels.size()));
         runProgress_.resize(results_.size(), 0.0);
         smallestGpu_.resize(results_.size());
-        say(tr("Running %1 (%2 ops) under %n config(s)…", nullptr, static_cast<int>(labels.size()) - (recordingRequest_ ? 1 : 0))
-                .arg(program, QString::number(ops)));
+        say(tr("Running %1 (%2) under %3…")
+                .arg(program, views::Formatting::counted(ops, tr("op"), tr("ops")),
+                     views::Formatting::counted(labels.size() - (recordingRequest_ ? 1 : 0), tr("config"), tr("configs"))));
     });
     connect(job_, &CompareJob::runProgress, this, [this](int index, double fraction) {
         if (index < 0 || index >= static_cast<int>(runProgress_.size())) return;
@@ -215,10 +217,11 @@ void ComparePage::jobFinished(bool cancelled, const QString& error) {
         QList<int> sorted = recorded_;
         std::sort(sorted.begin(), sorted.end());
         for (int n : sorted) numbers << QString::number(n);
-        say(recorded_.isEmpty() ? tr("Compared %n config(s); none recorded (the cudaMallocAsync model keeps no segments).", nullptr, done)
-                                : tr("Compared %n config(s): %1 recorded in the session (%2).", nullptr, done)
-                                      .arg(tr("%n run(s)", nullptr, static_cast<int>(recorded_.size())),
-                                           tr("runs %1").arg(numbers.join(QStringLiteral(", ")))));
+        const QString configs = views::Formatting::counted(done, tr("config"), tr("configs"));
+        say(recorded_.isEmpty() ? tr("Compared %1; none recorded (the cudaMallocAsync model keeps no segments).").arg(configs)
+                                : tr("Compared %1: %2 recorded in the session (%3).")
+                                      .arg(configs, views::Formatting::counted(recorded_.size(), tr("run"), tr("runs")),
+                                           (recorded_.size() == 1 ? tr("run %1") : tr("runs %1")).arg(numbers.join(QStringLiteral(", ")))));
     }
     if (!recorded_.isEmpty()) {
         QList<int> sorted = recorded_;
@@ -302,7 +305,7 @@ void ComparePage::showRuns(const QList<int>& runs) {
     answer_->setAnswer({});
     mapLoading_ = false;
     pendingMapOp_.reset();
-    say(tr("Reading %n run(s)…", nullptr, static_cast<int>(runs.size())));
+    say(tr("Reading %1…").arg(views::Formatting::counted(runs.size(), tr("run"), tr("runs"))));
     const std::string path = sessionPath_.toStdString();
     const std::vector<int> numbers(runs.begin(), runs.end());
     loadThread_ = std::thread([this, path, numbers, generation] {

@@ -884,9 +884,8 @@ void MainWindow::closeEvent(QCloseEvent* event) {
         // A temporary session lives only until the window closes: offer to keep it.
         const auto answer = QMessageBox::question(
             this, tr("Keep this session?"),
-            tr("The session %1 is temporary: its %2 run(s) are lost when AllocScope closes.\nSave it first?")
-                .arg(doc_->displayName())
-                .arg(runList_->model()->rowCount()),
+            tr("The session %1 is temporary: its %2 will be lost when AllocScope closes.\nSave it first?")
+                .arg(doc_->displayName(), views::Formatting::counted(runList_->model()->rowCount(), tr("run"), tr("runs"))),
             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
         if (answer == QMessageBox::Cancel) {
             event->ignore();

@@ -30,6 +30,10 @@ QString Formatting::address(quint64 value) {
     return QStringLiteral("0x") + QString::number(value, 16);
 }
 
+QString Formatting::counted(qint64 value, const QString& one, const QString& many) {
+    return count(value) + QLatin1Char(' ') + (value == 1 ? one : many);
+}
+
 QString Formatting::count(qint64 value) {
     const QString digits = QString::number(value < 0 ? -value : value);
     QString grouped;

@@ -15,6 +15,9 @@ struct Formatting {
     static QString address(quint64 address);
     // "12,345" (thousands grouped, locale independent so screenshots and tests agree).
     static QString count(qint64 value);
+    // "1 run", "3 runs", "12,345 ops": a count with its noun in the right number. (Qt's %n
+    // plurals need a translation file to say anything but "run(s)"; the app ships none.)
+    static QString counted(qint64 value, const QString& one, const QString& many);
     // "42.0 %" of share in 0..1.
     static QString percent(double share);
     // Pixels that any 12-digit device address ("0x" + 12 hex digits) needs in `metrics`: hex

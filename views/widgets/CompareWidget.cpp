@@ -16,6 +16,7 @@
 
 #include <algorithm>
 
+#include "views/util/Formatting.h"
 #include "views/charts/CompareBarChart.h"
 #include "views/charts/CompareColors.h"
 #include "views/charts/CompareTimelineChart.h"
@@ -135,7 +136,7 @@ void CompareWidget::setData(CompareData data) {
     const Theme theme = ThemePalette::forPalette(palette()).theme;
     QString title = data_.program;
     if (title.isEmpty()) title = tr("No comparison yet: pick a workload and configs, then Compare.");
-    else title += tr(" — %n op(s)", nullptr, static_cast<int>(std::min<qint64>(data_.opCount, INT_MAX)));
+    else title += QStringLiteral(" — ") + Formatting::counted(data_.opCount, tr("op"), tr("ops"));
     title_->setText(title);
     QVector<LegendEntry> entries;
     for (std::size_t i = 0; i < data_.runs.size(); ++i) {
