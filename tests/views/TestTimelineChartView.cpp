@@ -1,7 +1,4 @@
 #include <QApplication>
-#include <QLegend>
-#include <QLegendMarker>
-#include <QAreaSeries>
 #include <QSet>
 #include <QSignalSpy>
 #include <QtTest>
@@ -167,11 +164,10 @@ private slots:
             QSet<QRgb> seen;
             for (int m = 0; m < kTimelineMetricCount; ++m) {
                 const auto metric = static_cast<TimelineMetric>(m);
-                const QList<QLegendMarker*> markers = view.chart()->legend()->markers(view.band(metric));
-                QCOMPARE(markers.size(), 1);
-                QCOMPARE(markers.front()->brush().color(), view.metricColor(metric));
-                QCOMPARE(markers.front()->brush().color().alpha(), 255);
-                seen.insert(markers.front()->brush().color().rgb());
+                const QColor legend = view.legendColor(metric);
+                QCOMPARE(legend, view.metricColor(metric));
+                QCOMPARE(legend.alpha(), 255);
+                seen.insert(legend.rgb());
             }
             QCOMPARE(seen.size(), kTimelineMetricCount);
         }

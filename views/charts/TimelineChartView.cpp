@@ -101,6 +101,10 @@ QList<QPointF> TimelineChartView::fragmentationPoints() const { return fragmenta
 QList<QPointF> TimelineChartView::markerPoints(MarkerKind kind) const { return markerSeries(kind)->points(); }
 int TimelineChartView::markerShape(MarkerKind kind) const { return static_cast<int>(markerSeries(kind)->markerShape()); }
 QColor TimelineChartView::metricColor(TimelineMetric metric) const { return band(metric)->pen().color(); }
+QColor TimelineChartView::legendColor(TimelineMetric metric) const {
+    const QList<QLegendMarker*> markers = chart()->legend()->markers(band(metric));
+    return markers.size() == 1 ? markers.front()->brush().color() : QColor();
+}
 
 void TimelineChartView::setData(TimelineData input) {
     data_ = std::move(input);

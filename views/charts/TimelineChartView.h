@@ -46,6 +46,8 @@ public:
     QList<QPointF> markerPoints(MarkerKind kind) const;
     int markerShape(MarkerKind kind) const;      // QScatterSeries::MarkerShape as int
     QColor metricColor(TimelineMetric metric) const;
+    // The colour of the metric's box in the legend (invalid when the legend has none).
+    QColor legendColor(TimelineMetric metric) const;
     int xForEvent(qint64 event) const;        // viewport x
     qint64 eventAtX(int viewportX) const;
 
