@@ -135,6 +135,9 @@ const VerbRegistration kRegistration{Verb{
         "threads (--jobs, default: the number of cores) while one thread writes the session.\n"
         "A rank comes from the file's user_metadata ('rank=3', '{\"rank\": 3}') or else its name\n"
         "(rank3, rank_3, rank-03, _r3_); see `allocscope-cli ranks`.\n"
+        "A big FILE is read in one pass through bounded buffers; its trace entries wait in an unnamed\n"
+        "temporary file in $TMPDIR (unset: /tmp, or /var/tmp when /tmp is a tmpfs) until the replay: up to\n"
+        "about half the FILE's size on disk (512 MiB for a 1 GB snapshot), never named, gone at the end.\n"
         "FILEs are only read. Exit 0 also when a replay diverged from the recording (said on stderr and\n"
         "stored with the run); 1 when a file was refused (each named on stderr; the others are\n"
         "imported) or the session cannot be written; 2 usage.",
