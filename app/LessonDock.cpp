@@ -1,6 +1,7 @@
 #include "app/LessonDock.h"
 
 #include <QListWidget>
+#include <QMainWindow>
 
 #include "app/LessonController.h"
 #include "views/widgets/LessonPanel.h"
@@ -25,10 +26,35 @@ LessonDock::~LessonDock() {
 }
 
 void LessonDock::showLessons() {
+    const bool first = !shownOnce_;
+    shownOnce_ = true;
     show();
     raise();
+    // The first time, the lesson takes most of its dock column: shown at its size hint beside the
+    // Inspector and the memory summary it got a third, and its question, steps and verdict had to
+    // be scrolled through in 180 px. Later the user's own sizes stay.
+    auto* window = qobject_cast<QMainWindow*>(parentWidget());
+    if (first && window != nullptr && !isFloating()) giveMostOfTheColumn(window);
     if (panel_->list()->currentRow() < 0 && panel_->list()->count() > 0) panel_->list()->setCurrentRow(0);
     panel_->list()->setFocus();
+}
+
+void LessonDock::giveMostOfTheColumn(QMainWindow* window) {
+    // The other docks of the column keep a little more than their minimum (a few rows each).
+    constexpr int kOtherSlack = 40;
+    const Qt::DockWidgetArea area = window->dockWidgetArea(this);
+    QList<QDockWidget*> column;
+    QList<int> heights;
+    int others = 0;
+    for (QDockWidget* dock : window->findChildren<QDockWidget*>()) {
+        if (dock == this || dock->isFloating() || !dock->isVisible() || window->dockWidgetArea(dock) != area) continue;
+        column << dock;
+        heights << dock->minimumSizeHint().height() + kOtherSlack;
+        others += heights.back();
+    }
+    column << this;
+    heights << std::max(window->height() - others, window->height() / 2);
+    window->resizeDocks(column, heights, Qt::Vertical);
 }
 
 }  // namespace allocscope::app

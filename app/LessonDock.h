@@ -4,6 +4,8 @@
 // Help ▸ Lessons (F1) or the start screen's link shows it.
 #include <QDockWidget>
 
+class QMainWindow;
+
 namespace allocscope::views {
 class LessonPanel;
 }
@@ -30,6 +32,10 @@ public slots:
     void showLessons();
 
 private:
+    // Shrinks the other docks of this one's column towards their minimum heights.
+    void giveMostOfTheColumn(QMainWindow* window);
+
+    bool shownOnce_ = false;
     LessonController* controller_;
     views::LessonPanel* panel_;
     QString loadError_;

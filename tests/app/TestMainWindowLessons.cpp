@@ -44,6 +44,10 @@ private slots:
         QVERIFY2(window.minimumSizeHint().width() <= 1280,
                  qPrintable(QString("the window needs %1 px").arg(window.minimumSizeHint().width())));
         QVERIFY2(window.width() <= 1280, qPrintable(QString("the window grew to %1 px").arg(window.width())));
+        // The lesson gets most of its dock column (the Inspector and the summary keep a few rows):
+        // at least half the window's height (297 of 720 px before).
+        QTRY_VERIFY2(window.lessonDock()->height() >= window.height() / 2,
+                     qPrintable(QString("the lesson dock is %1 of %2 px").arg(window.lessonDock()->height()).arg(window.height())));
         // In the narrow dock the list stands above the lesson, whose Run button is inside the window.
         views::LessonPanel* panel = window.lessonDock()->panel();
         QCOMPARE(panel->layoutOrientation(), Qt::Vertical);
