@@ -33,8 +33,8 @@ private slots:
     }
 
     // Every verb that runs a workload reads --seed alike (1 to 19 digits) and says so in one line
-    // naming the argument (exit 1); an unknown option is a usage error naming the verb and its
-    // help (exit 2).
+    // naming the argument (exit 1); an unknown option, a missing WORKLOAD and a second one are
+    // usage errors naming the verb and its help (exit 2).
     void seedsAndUsageErrorsAreTheSameInEveryVerb() {
         for (const std::string verb : {"run", "compare", "recommend"}) {
             for (const std::string seed : {"x", "-1", "", "12345678901234567890"}) {
@@ -47,6 +47,17 @@ private slots:
             QCOMPARE(runCli({"allocscope-cli", verb, "fragmentation-101", "--frobnicate"}, out, err), 2);
             QCOMPARE(QString::fromStdString(err.str()),
                      QString::fromStdString("allocscope-cli: unknown option '--frobnicate' (" + verb + "; see `allocscope-cli help " + verb + "`)\n"));
+            // No WORKLOAD, or two.
+            std::ostringstream out2, err2;
+            QCOMPARE(runCli({"allocscope-cli", verb}, out2, err2), 2);
+            QCOMPARE(QString::fromStdString(err2.str()),
+                     QString::fromStdString("allocscope-cli: " + verb + " needs a WORKLOAD (see `allocscope-cli workloads`) (" + verb +
+                                            "; see `allocscope-cli help " + verb + "`)\n"));
+            std::ostringstream out3, err3;
+            QCOMPARE(runCli({"allocscope-cli", verb, "fragmentation-101", "llm-training"}, out3, err3), 2);
+            QCOMPARE(QString::fromStdString(err3.str()),
+                     QString::fromStdString("allocscope-cli: more than one WORKLOAD given ('llm-training') (" + verb +
+                                            "; see `allocscope-cli help " + verb + "`)\n"));
         }
     }
 

@@ -91,16 +91,11 @@ int runCompare(VerbContext& ctx) {
         } else if (a == "--json") {
             json = true;
             ++i;
-        } else if (a.size() > 1 && a[0] == '-') {
-            return usageError(ctx, kVerb, "unknown option '" + a + "'");
-        } else if (workloadName.empty()) {
-            workloadName = a;
-            ++i;
-        } else {
-            return usageError(ctx, kVerb, "more than one WORKLOAD given ('" + a + "')");
+        } else if (const int code = takeWorkload(ctx, kVerb, a, workloadName, i); code != kExitOk) {
+            return code;
         }
     }
-    if (workloadName.empty()) return usageError(ctx, kVerb, "compare needs a WORKLOAD (see `allocscope-cli workloads`)");
+    if (const int code = requireWorkload(ctx, kVerb, workloadName); code != kExitOk) return code;
     if (configs.empty()) configs.assign(std::begin(kSharedConfigs), std::end(kSharedConfigs));
     try {
         int code = kExitOk;

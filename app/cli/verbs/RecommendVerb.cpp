@@ -58,16 +58,11 @@ int runRecommend(VerbContext& ctx) {
         } else if (a == "--no-gpu-search") {
             gpuSearch = false;
             ++i;
-        } else if (a.size() > 1 && a[0] == '-') {
-            return usageError(ctx, kVerb, "unknown option '" + a + "'");
-        } else if (workloadName.empty()) {
-            workloadName = a;
-            ++i;
-        } else {
-            return usageError(ctx, kVerb, "more than one WORKLOAD given ('" + a + "')");
+        } else if (const int code = takeWorkload(ctx, kVerb, a, workloadName, i); code != kExitOk) {
+            return code;
         }
     }
-    if (workloadName.empty()) return usageError(ctx, kVerb, "recommend needs a WORKLOAD (see `allocscope-cli workloads`)");
+    if (const int code = requireWorkload(ctx, kVerb, workloadName); code != kExitOk) return code;
 
     try {
         int code = kExitOk;

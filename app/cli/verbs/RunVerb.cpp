@@ -64,16 +64,11 @@ int runRun(VerbContext& ctx) {
             if (a == "--events-csv") eventsCsv = v;
             if (a == "--db") db = v;
             i += 2;
-        } else if (a.size() > 1 && a[0] == '-') {
-            return usageError(ctx, kVerb, "unknown option '" + a + "'");
-        } else if (workloadName.empty()) {
-            workloadName = a;
-            ++i;
-        } else {
-            return usageError(ctx, kVerb, "more than one WORKLOAD given ('" + a + "')");
+        } else if (const int code = takeWorkload(ctx, kVerb, a, workloadName, i); code != kExitOk) {
+            return code;
         }
     }
-    if (workloadName.empty()) return usageError(ctx, kVerb, "run needs a WORKLOAD (see `allocscope-cli workloads`)");
+    if (const int code = requireWorkload(ctx, kVerb, workloadName); code != kExitOk) return code;
     try {
         const alloc::Workload& workload = alloc::WorkloadRegistry::instance().get(workloadName);
         for (const std::string& raw : rawOverrides) overrides.push_back(alloc::WorkloadParams::splitAssignment(raw));
