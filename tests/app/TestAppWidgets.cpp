@@ -102,6 +102,28 @@ private slots:
         QCOMPARE(lines[2], QString("2,\"b, with comma\",expandable_segments:True,943718400,1,0,,,complete,unknown"));
     }
 
+    // A long run name does not push the Verdict column out of the dock: the name column stops at
+    // a width of its own, and the whole name stays in the row's tooltip.
+    void longNamesLeaveRoomForTheVerdict() {
+        RunListWidget w;
+        RunListData runs(1);
+        runs[0].number = 1;
+        runs[0].name = "fragmentation-101 · expandable_segments:True,max_split_size_mb:128";
+        runs[0].status = "complete";
+        w.resize(360, 200);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.setRuns(runs);
+        const int cap = w.view()->fontMetrics().horizontalAdvance(QLatin1Char('x')) * RunListWidget::kNameColumnChars;
+        QCOMPARE(w.view()->columnWidth(RunListModel::NameColumn), cap);
+        const int verdictEnd = w.view()->columnViewportPosition(RunListModel::VerdictColumn) +
+                               w.view()->columnWidth(RunListModel::VerdictColumn);
+        QVERIFY2(verdictEnd <= w.view()->viewport()->width(),
+                 qPrintable(QString("the Verdict column ends at %1 of %2 px").arg(verdictEnd).arg(w.view()->viewport()->width())));
+        QVERIFY(w.model()->index(0, RunListModel::NameColumn).data(Qt::ToolTipRole).toString().contains(runs[0].name));
+        QCOMPARE(w.view()->textElideMode(), Qt::ElideMiddle);
+    }
+
     void inspectorShowsEventsAndLinksToThem() {
         BlockInspectorWidget w;
         QVERIFY(w.plainText().contains("No block selected"));

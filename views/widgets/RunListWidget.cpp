@@ -28,6 +28,9 @@ RunListWidget::RunListWidget(QWidget* parent)
     view_->verticalHeader()->setDefaultSectionSize(view_->fontMetrics().height() + 6);
     view_->setAlternatingRowColors(true);
     view_->setWordWrap(false);
+    // A long name loses its middle, not its end: "fragmentat…segments:True" still tells the
+    // configs apart. The whole name is in the row's tooltip.
+    view_->setTextElideMode(Qt::ElideMiddle);
     view_->horizontalHeader()->setStretchLastSection(true);
     view_->setToolTip(tr("Runs of this session. Select one to show it; select several and press Compare "
                          "in the Compare tab to put them side by side."));
@@ -41,6 +44,10 @@ void RunListWidget::setRuns(RunListData runs) {
     quiet_ = true;
     model_->setRuns(std::move(runs));
     view_->resizeColumnsToContents();
+    // Names like "fragmentation-101 · expandable_segments:True" would push the Verdict column
+    // out of the dock's width: the name column stops at kNameColumnChars characters.
+    const int nameCap = view_->fontMetrics().horizontalAdvance(QLatin1Char('x')) * kNameColumnChars;
+    if (view_->columnWidth(RunListModel::NameColumn) > nameCap) view_->setColumnWidth(RunListModel::NameColumn, nameCap);
     quiet_ = false;
     selected_ = -1;
     if (keep >= 0 && model_->rowOfRun(keep) >= 0) {

@@ -22,6 +22,8 @@ public:
     QList<int> selectedRuns() const; // all selected rows' run numbers, in table order
     RunListModel* model() const { return model_; }
     QTableView* view() const { return view_; }
+    // The name column is at most this many characters wide (longer names lose their middle).
+    static constexpr int kNameColumnChars = 30;
 
 public slots:
     void selectRun(int number);  // emits runSelected when it changes the selection
