@@ -10,9 +10,18 @@
 #include "allocator/core/CachingAllocator.h"
 #include "allocator/core/EventSink.h"
 #include "allocator/core/ProgramRunner.h"
+#include "allocator/device/GpuPresets.h"
 #include "allocator/device/SimulatedDevice.h"
 
 namespace allocscope::alloc {
+
+CompareDevice CompareDevice::ofPreset(const GpuPreset& preset) {
+    CompareDevice device;
+    device.name = preset.name;
+    device.totalMemory = preset.totalMemory;
+    device.otherMemory = preset.contextMemory;
+    return device;
+}
 
 namespace {
 

@@ -20,6 +20,8 @@
 
 namespace allocscope::alloc {
 
+struct GpuPreset;
+
 struct CompareConfig {
     std::string label;  // shown in tables ("default", "expandable_segments:True", ...)
     AllocatorConfig config;
@@ -30,6 +32,9 @@ struct CompareDevice {
     std::uint64_t totalMemory = 85'017'493'504ull;
     std::uint64_t otherMemory = 552'402'944ull;
     std::optional<double> memoryFraction;  // set_per_process_memory_fraction before the first op
+
+    // The GPU a preset describes: its name, memory and CUDA context; no memory fraction.
+    static CompareDevice ofPreset(const GpuPreset& preset);
 };
 
 // Where the program came from, carried into reports.

@@ -196,9 +196,7 @@ alloc::CompareDevice simulatedTarget(const ResolvedDevice& device, const alloc::
         const std::string name = workload != nullptr ? workload->defaultGpu() : std::string(alloc::kDefaultGpuPreset);
         const std::optional<alloc::GpuPreset> preset = alloc::findGpuPreset(name);
         if (!preset) throw std::logic_error("unknown default GPU preset " + name);
-        target.name = preset->name;
-        target.totalMemory = preset->totalMemory;
-        target.otherMemory = preset->contextMemory;
+        target = alloc::CompareDevice::ofPreset(*preset);
     } else {
         target.name = device.name;
         target.totalMemory = device.totalMemory;

@@ -129,10 +129,7 @@ LessonResult LessonRunner::run(const Lesson& lesson, const Progress& progress, c
         if (progress) progress(done, total, what);
     };
 
-    alloc::CompareDevice base;
-    base.name = preset.name;
-    base.totalMemory = preset.totalMemory;
-    base.otherMemory = preset.contextMemory;
+    alloc::CompareDevice base = alloc::CompareDevice::ofPreset(preset);
     base.memoryFraction = p.memoryFraction;
 
     std::optional<alloc::RecordedTrace> trace;

@@ -28,15 +28,6 @@ const char* kUsage =
     "\n"
     "Exit status: 0 created, 1 bad input (FILE exists, cannot be written), 2 usage.\n";
 
-alloc::CompareDevice deviceFor(const alloc::Workload& workload) {
-    const alloc::GpuPreset preset = *alloc::findGpuPreset(workload.defaultGpu());
-    alloc::CompareDevice device;
-    device.name = preset.name;
-    device.totalMemory = preset.totalMemory;
-    device.otherMemory = preset.contextMemory;
-    return device;
-}
-
 int recordWorkload(VerbContext& ctx, DbRecorder& recorder, const std::string& name, const std::vector<std::string>& configs) {
     const alloc::Workload& workload = alloc::WorkloadRegistry::instance().get(name);
     const alloc::WorkloadParams params = workload.resolve();
@@ -50,7 +41,8 @@ int recordWorkload(VerbContext& ctx, DbRecorder& recorder, const std::string& na
         run.config.expandableSegments = text == "expandable_segments:True";
         runs.push_back(run);
     }
-    return recorder.recordPrograms(ctx, ctx.out, generated.program, &generated.stacks, runs, deviceFor(workload));
+    return recorder.recordPrograms(ctx, ctx.out, generated.program, &generated.stacks, runs,
+                                   alloc::CompareDevice::ofPreset(*alloc::findGpuPreset(workload.defaultGpu())));
 }
 
 int runDemo(VerbContext& ctx) {
