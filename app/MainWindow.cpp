@@ -94,7 +94,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), service_(new RunS
     buildDocks();
     createMenus();
 
-    jobs_ = new JobTracker(statusBar(), [this] { if (compare_->isBusy()) compare_->cancel(); }, this);
+    // The status bar's Cancel stops everything cancelJobs() does (its jobs a second time: a flag).
+    jobs_ = new JobTracker(statusBar(), [this] { cancelJobs(); }, this);
     statusBar()->showMessage(tr("Ready"));
 
     settleTimer_ = new QTimer(this);
@@ -405,7 +406,7 @@ bool MainWindow::openSessionFile(const QString& path) {
 }
 
 bool MainWindow::replaceDocument(std::unique_ptr<SessionDocument> doc) {
-    if (compare_->isBusy()) compare_->cancel();
+    cancelJobs();
     jobs_->stopAll();
     compare_->setSession(doc ? doc->path() : QString(), nullptr);
     service_->close();
