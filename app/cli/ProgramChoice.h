@@ -26,7 +26,6 @@ public:
 
     bool isTrace() const { return workload_ == nullptr; }
     const alloc::Workload* workload() const { return workload_; }  // null for a trace
-    const std::string& name() const { return name_; }              // as given: the workload or the file
 
     // Makes the program: the workload generated with its parameters and `seed`, or the trace read
     // and turned into ops for `device` (its errors print one line, set `code` and return false).
@@ -40,7 +39,7 @@ public:
 
 private:
     const alloc::Workload* workload_ = nullptr;
-    std::string name_;
+    std::string name_;  // as given: the workload or the trace file
     std::vector<std::pair<std::string, std::string>> overrides_;
 };
 

@@ -22,7 +22,7 @@ QString oomPart(const WhatIfCounts& c, const WhatIfCounts& base) {
                               : WhatIfAnswerView::tr("none of its %1 OOMs (the first at op %2) happen")
                                     .arg(Formatting::count(static_cast<qint64>(base.ooms)), baseAt);
     }
-    const QString count = c.ooms == 1 ? WhatIfAnswerView::tr("1 OOM") : WhatIfAnswerView::tr("%1 OOMs").arg(Formatting::count(static_cast<qint64>(c.ooms)));
+    const QString count = Formatting::counted(static_cast<qint64>(c.ooms), WhatIfAnswerView::tr("OOM"), WhatIfAnswerView::tr("OOMs"));
     if (base.ooms == 0) return WhatIfAnswerView::tr("%1, the first at op %2 (it had none)").arg(count, at);
     return WhatIfAnswerView::tr("still %1, the first at op %2 (it had %3, the first at op %4)")
         .arg(count, at, Formatting::count(static_cast<qint64>(base.ooms)), baseAt);
