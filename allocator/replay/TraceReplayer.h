@@ -127,6 +127,14 @@ struct ReplayResult {
     // Best-fit decisions that segment addresses settled, and how many of them rest on addresses
     // that did not come from the recording (AddressTies.h): how firm a what-if's numbers are.
     AddressTies addressTies;
+    // The device the replay ran on. As the options gave it, unless the recording's expandable
+    // reservations showed a smaller one (ReservationSize): a replay under recorded addresses then
+    // runs on the largest device they allow, with the same memory free, and says so in `notes`.
+    std::uint64_t totalMemory = 0;
+    std::uint64_t otherMemory = 0;
+    // Set when the first difference is a new reservation that the recording placed inside one of
+    // the replay's: the most total memory the recorded device can have (ReplayRun).
+    std::optional<std::uint64_t> totalMemoryBound;
 
     bool exact() const { return !divergence && !layoutDifference && !unexpectedOomOp; }
 };
