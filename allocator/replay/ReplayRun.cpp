@@ -159,10 +159,12 @@ void ReplayRun::noteSmallerReservation(const TraceStep& step, std::size_t last,
     const std::uint64_t total = options_.totalMemory;
     const std::uint64_t largePage = options_.config.largeSegmentSize;
     // A live range is a reservation when it has a reservation's size: a cudaMalloc'd segment is
-    // never that large (it would need more than the device's memory).
+    // never that large (it would need more than the device's memory). Where both pools' sizes
+    // are equal the small page answers: its bound is never below the large page's, so a move
+    // never goes past the device the recording needs (a later conflict tightens it).
     auto pageOf = [&](std::uint64_t size) -> std::uint64_t {
-        if (size == ReservationSize::of(total, largePage)) return largePage;
         if (size == ReservationSize::of(total, kSmallBuffer)) return kSmallBuffer;
+        if (size == ReservationSize::of(total, largePage)) return largePage;
         return 0;
     };
     auto leavesRoom = [&](std::uint64_t bound) {
