@@ -502,10 +502,16 @@ ReplayResult TraceReplayer::replay(const RecordedTrace& trace, const ReplayOptio
     quiet.continueAfterOom = false;
     // The routing found on each device tried (a smaller device's replay may replace both).
     std::map<std::uint64_t, std::optional<PoolRouting>> routings;
+    // The device first: a difference that a smaller device removes is not one for pool guesses
+    // (each guess is a replay of the whole trace).
     ReplayResult chosen = onRecordedDevice(quiet, [&](const ReplayOptions& o) {
-        return inferPools(trace, o, routings[o.totalMemory]);
+        return inferPools(trace, o, routings[o.totalMemory], true);
     });
     std::optional<PoolRouting>& accepted = routings[quiet.totalMemory];
+    // A first replay returned before its search (a smaller device did not help): search now.
+    if (!chosen.exact() && chosen.totalMemoryBound && *chosen.totalMemoryBound < quiet.totalMemory) {
+        chosen = inferPools(trace, quiet, accepted);
+    }
     ReplayOptions used = options;
     used.totalMemory = quiet.totalMemory;
     used.otherMemory = quiet.otherMemory;
@@ -580,12 +586,13 @@ private:
 }  // namespace
 
 ReplayResult TraceReplayer::inferPools(const RecordedTrace& trace, const ReplayOptions& options,
-                                       std::optional<PoolRouting>& accepted) {
+                                       std::optional<PoolRouting>& accepted, bool deviceFirst) {
     PoolRouting routing(trace);
     std::vector<std::size_t> hints;
     if (routing.knownPrivatePools()) accepted = routing;
     ReplayResult first = replayOnce(trace, options, accepted ? &routing : nullptr, &hints);
     if (first.exact()) return first;
+    if (deviceFirst && first.totalMemoryBound && *first.totalMemoryBound < options.totalMemory) return first;
     const std::optional<PoolRouting> firstRouting = accepted;
     Attempt start{routing, {}, {}};
     if (routing.knownPrivatePools()) {

@@ -153,8 +153,10 @@ private:
     // Guesses which segments private pools (CUDA graphs, MemPools) own by re-running the trace
     // with revised guesses until it replays exactly (PoolRouting); silent: options carry no sink.
     // `accepted`: the routing that produced the returned result (nullopt: none, the default pools).
+    // `deviceFirst`: a first replay whose difference asks for a smaller device is returned as it
+    // is, without a search (the device is settled before the pools).
     static ReplayResult inferPools(const RecordedTrace& trace, const ReplayOptions& options,
-                                   std::optional<PoolRouting>& accepted);
+                                   std::optional<PoolRouting>& accepted, bool deviceFirst = false);
 };
 
 }  // namespace allocscope::alloc
