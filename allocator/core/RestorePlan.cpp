@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "allocator/core/CachingAllocator.h"
+#include "allocator/core/ReservationSize.h"
 
 namespace allocscope::alloc {
 
@@ -38,8 +39,7 @@ std::vector<RestoredSpace> planRestore(const std::vector<SegmentInfo>& segments,
         }
         // find_expandable_block's reservation: 9/8 of the device's memory in whole pages.
         const std::uint64_t pageSize = info.pool == PoolKind::Small ? kSmallBuffer : config.largeSegmentSize;
-        const std::uint64_t pages = (totalMemory + totalMemory / 8 + pageSize - 1) / pageSize;
-        plan.push_back(RestoredSpace{info.address, pages * pageSize, pageSize, true, {index}});
+        plan.push_back(RestoredSpace{info.address, ReservationSize::of(totalMemory, pageSize), pageSize, true, {index}});
         if (it != open.end()) {
             it->second = plan.size() - 1;
         } else {

@@ -86,6 +86,14 @@ void SimulatedDevice::unmapPages(std::uint64_t address, std::uint64_t size) {
     }
 }
 
+std::uint64_t SimulatedDevice::mappedEnd(std::uint64_t base, std::uint64_t size) const {
+    auto it = mapped_.lower_bound(base + size);
+    if (it == mapped_.begin()) return base;
+    --it;
+    const std::uint64_t end = it->first + it->second;
+    return end <= base ? base : (end < base + size ? end : base + size);
+}
+
 // Lowest-address first fit in the request's region, 2 MiB aligned. The oracle (a replay's
 // recorded addresses) wins when it answers.
 std::uint64_t SimulatedDevice::place(const PlacementRequest& request) {

@@ -51,6 +51,8 @@ public:
     std::uint64_t usedBytes() const { return used_; }
     // Live virtual ranges (segments and reservations), base -> size: for placement policies.
     const std::map<std::uint64_t, std::uint64_t>& liveRanges() const { return ranges_; }
+    // The end of the highest page range mapped in [base, base + size); `base` when none is.
+    std::uint64_t mappedEnd(std::uint64_t base, std::uint64_t size) const;
 
     // What NVML would report as this process's memory for the OOM message ("Including
     // non-PyTorch memory, this process has X memory in use."): the context memory given here

@@ -159,18 +159,43 @@ bool HistoryRewind::undoFreeCompleted(const RecordedEntry& e) {
     if (rounded > end - e.address) return fail(e, "the free block there is too small for it");
     std::uint64_t size = rounded;
     const Owner& owner = ownerOf(it->second);
-    if (!owner.expandable && owner.pool == PoolKind::Large) {
+    const bool large = !owner.expandable && owner.pool == PoolKind::Large;
+    if (large) {
         // should_split(): a large block keeps a tail of at most 1 MiB (an oversize block any tail
         // within max_split_size's rounding), so a free tail that short was part of it.
         const std::uint64_t tail = end - (e.address + rounded);
-        const std::uint64_t kept = rounded >= config_.maxSplitSize ? config_.maxNonSplitRounding - 1 : kSmallSize;
-        if (tail <= kept) size += tail;
+        if (tail <= keptTail(rounded)) size += tail;
     }
     it = carve(it, e.address, size);
     it->second.state = BlockState::ActivePendingFree;
     it->second.requested = e.size;
     it->second.stackId = e.stackId;
+    if (large) absorbGapBefore(it);
     return true;
+}
+
+std::uint64_t HistoryRewind::keptTail(std::uint64_t rounded) const {
+    return rounded >= config_.maxSplitSize ? config_.maxNonSplitRounding - 1 : kSmallSize;
+}
+
+// A free block of a large (non-expandable) segment is never that short: a split leaves more than
+// 1 MiB (should_split), a freed block is larger than 1 MiB, and merges only grow. So a free piece
+// of at most the kept tail between a live block and the block `it` now gives back was the live
+// block's tail, not split off when it was allocated; the rewind could not tell when it undid
+// that block's free, because the memory after it was free then (a trace that starts after the
+// model was loaded: its 4 MiB block kept 0.94 MiB, so the 8 MiB block above it started a free
+// block of exactly 8 MiB, which tied with another and won by address).
+void HistoryRewind::absorbGapBefore(BlockIt it) {
+    if (it == blocks_.begin()) return;
+    const BlockIt gap = std::prev(it);
+    if (gap->second.state != BlockState::Inactive || !adjacent(gap, it) || gap == blocks_.begin()) return;
+    const BlockIt owner = std::prev(gap);
+    if (owner->second.state == BlockState::Inactive || !adjacent(owner, gap)) return;
+    if (owner->second.requested == 0) return;
+    const std::uint64_t rounded = roundSize(owner->second.requested);
+    if (owner->second.size + gap->second.size - rounded > keptTail(rounded)) return;
+    owner->second.size += gap->second.size;
+    erase(gap);
 }
 
 bool HistoryRewind::undoSegmentAlloc(const RecordedEntry& e) {

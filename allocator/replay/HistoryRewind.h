@@ -111,6 +111,10 @@ private:
     // The owner (owners_ index) of an unmapped range coming back: a neighbour's reservation first.
     std::uint32_t expandableOwnerNear(std::uint64_t address, std::uint64_t size, StreamId stream);
 
+    // The most a large block keeps unsplit past its rounded size (should_split).
+    std::uint64_t keptTail(std::uint64_t rounded) const;
+    // A free piece too short to be a block of its own, before `it`: the live block before it.
+    void absorbGapBefore(BlockIt it);
     bool undoAlloc(const RecordedEntry& e);
     bool undoFreeRequested(const RecordedEntry& e);
     bool undoFreeCompleted(const RecordedEntry& e);

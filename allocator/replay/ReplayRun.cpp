@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "allocator/core/HexAddress.h"
+#include "allocator/core/ReservationSize.h"
 #include "allocator/core/RestorePlan.h"
 
 namespace allocscope::alloc {
@@ -140,7 +141,52 @@ std::optional<std::uint64_t> ReplayRun::recordedAddress(const PlacementRequest& 
         // The first map of a new reservation is at its base.
         if (e.action == EventAction::SegmentMap && !overlapsLive(live, e.address, 1)) return e.address;
     }
+    if (request.kind == PlacementRequest::Kind::Reservation) noteSmallerReservation(step, last, live);
     return std::nullopt;
+}
+
+// The allocator wants a new reservation, and every map the recording made in this step lies in a
+// live range. In the recording the step's new reservation began with a map at its base
+// (find_expandable_block hands the whole fresh reservation to map_block), outside every live
+// reservation; one of this device's covers that map, in pages it has not mapped: its reservation
+// is larger than the recorded device's. Reservations do not overlap, so the recorded one ended
+// at or below that map, and its size, 9/8 of the device's memory in whole pages (ReservationSize),
+// bounds the recorded device's total memory (a 3-GPU field recording: its devices' reservations
+// lay 0x1644000000 apart where an H100's take 0x1645400000). The bound must leave every live
+// reservation room for the pages it has mapped, or the conflict is not about the device's size.
+void ReplayRun::noteSmallerReservation(const TraceStep& step, std::size_t last,
+                                       const std::map<std::uint64_t, std::uint64_t>& live) {
+    const std::uint64_t total = options_.totalMemory;
+    const std::uint64_t largePage = options_.config.largeSegmentSize;
+    // A live range is a reservation when it has a reservation's size: a cudaMalloc'd segment is
+    // never that large (it would need more than the device's memory). Where both pools' sizes
+    // are equal the small page answers: its bound is never below the large page's, so a move
+    // never goes past the device the recording needs (a later conflict tightens it).
+    auto pageOf = [&](std::uint64_t size) -> std::uint64_t {
+        if (size == ReservationSize::of(total, kSmallBuffer)) return kSmallBuffer;
+        if (size == ReservationSize::of(total, largePage)) return largePage;
+        return 0;
+    };
+    auto leavesRoom = [&](std::uint64_t bound) {
+        return std::all_of(live.begin(), live.end(), [&](const auto& range) {
+            const std::uint64_t page = pageOf(range.second);
+            return page == 0 || ReservationSize::of(bound, page) >= device_->mappedEnd(range.first, range.second) - range.first;
+        });
+    };
+    for (std::size_t i = step.begin; i < last; ++i) {
+        const RecordedEntry& e = trace_.entries[i];
+        if (e.action != EventAction::SegmentMap) continue;
+        auto it = live.upper_bound(e.address);
+        if (it == live.begin()) continue;
+        --it;
+        const auto [base, size] = *it;
+        const std::uint64_t page = pageOf(size);
+        if (page == 0 || e.address >= base + size || device_->mappedEnd(base, size) > e.address) continue;
+        const std::uint64_t bound = ReservationSize::largestTotalWithin(e.address - base, page);
+        if (bound == 0 || bound >= total || !leavesRoom(bound)) continue;
+        if (!totalMemoryBound_ || bound < *totalMemoryBound_) totalMemoryBound_ = bound;
+        return;
+    }
 }
 
 std::uint64_t ReplayRun::push(const Op& op) {

@@ -95,12 +95,16 @@ public:
     std::uint64_t eventCount() const { return eventCount_; }
     // The best-fit decisions that addresses settled so far, and which rest on modelled ones.
     const AddressTies& addressTies() const { return ties_; }
+    // The most total memory the recorded device can have had, where the recording showed a new
+    // expandable reservation inside one of this device's (noteSmallerReservation); nullopt: none.
+    std::optional<std::uint64_t> totalMemoryBound() const { return totalMemoryBound_; }
 
 private:
     class Capture;
     std::optional<std::uint64_t> oracle(const PlacementRequest& request);
     std::optional<std::uint64_t> recordedAddress(const PlacementRequest& request,
                                                  const std::map<std::uint64_t, std::uint64_t>& live);
+    void noteSmallerReservation(const TraceStep& step, std::size_t last, const std::map<std::uint64_t, std::uint64_t>& live);
     // The recording created this segment (or reservation) at `address` in the current step.
     bool recordedInStep(const PlacementRequest& request, std::uint64_t address) const;
     void onTie(const BestFitTie& tie);
@@ -157,6 +161,7 @@ private:
     AddressTies ties_;
     std::optional<BestFitTie> lastTie_;  // the decision being reported (one call per candidate)
     bool lastTieModelled_ = false;
+    std::optional<std::uint64_t> totalMemoryBound_;
 };
 
 }  // namespace allocscope::alloc

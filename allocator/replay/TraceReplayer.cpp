@@ -4,6 +4,7 @@
 #include <set>
 #include <sstream>
 
+#include "allocator/core/ReservationSize.h"
 #include "allocator/replay/PoolRouting.h"
 #include "allocator/replay/RelativeAddresses.h"
 #include "allocator/replay/ReplayRun.h"
@@ -247,6 +248,8 @@ std::vector<std::size_t> poolHints(const RecordedTrace& trace, const TraceStep& 
 ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options, PoolRouting* routing,
                         std::vector<std::size_t>* hints) {
     ReplayResult result;
+    result.totalMemory = options.totalMemory;
+    result.otherMemory = options.otherMemory;
     if (routing) routing->startReplay();
     // Steps are cut as the replay reaches them: a big trace's are never all held.
     StepCursor cursor(trace);
@@ -260,7 +263,7 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
     expected.translate = expected.trace && expected.trace != &trace && expected.trace->hasSegmentEvents && options.placement;
     if (expected.translate) {
         const std::uint64_t page = 2 * kMiB;  // the small pool's page: the smallest extent
-        const std::uint64_t extent = (options.totalMemory + options.totalMemory / 8 + page - 1) / page * page;
+        const std::uint64_t extent = ReservationSize::of(options.totalMemory, page);
         expected.recordedPositions = std::make_unique<RelativeAddresses>(extent);
         expected.replayPositions = std::make_unique<RelativeAddresses>(extent);
     }
@@ -349,6 +352,7 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
         if (want) result.emptyCacheSteps.push_back(k);
         if (!mismatch.empty() && !result.divergence) {
             result.divergence = ReplayDivergence{out.programOp, program ? std::size_t{step.program} : step.end - 1, mismatch};
+            result.totalMemoryBound = run->totalMemoryBound();
             if (hints && routing) *hints = poolHints(trace, step, program, out, *run);
         }
         tellPhases(out.phases);
@@ -411,30 +415,113 @@ constexpr std::size_t kMaxPoolRevisions = 48;
 constexpr std::size_t kMaxPoolAttempts = 160;  // replays tried, over all revisions
 constexpr std::size_t kMaxInferenceEntries = 200'000;
 
+namespace {
+
+// At most this many moves to a smaller device (each one lowers its total memory).
+constexpr std::size_t kMaxDeviceMoves = 8;
+
+// When `result`'s first difference is a new expandable reservation that the recording placed
+// inside one of the replay's (ReplayRun::totalMemoryBound), moves `options` to the largest
+// device the recording allows and returns true. A snapshot does not record the device's total
+// memory, and the default (an H100's) reserves 9/8 of it per reservation: a recording made on a
+// slightly smaller card places its next reservation where the H100's first one still is. The
+// memory the allocator can get stays what the options gave (the CUDA context and other
+// processes hold that much less): only the evidence about the device's size changed, not the
+// evidence about its free memory (a limit inferred from a recorded OOM stays as inferred).
+bool moveToSmallerDevice(const ReplayResult& result, ReplayOptions& options) {
+    if (result.exact() || !result.totalMemoryBound || *result.totalMemoryBound >= options.totalMemory) return false;
+    const std::uint64_t smaller = options.totalMemory - *result.totalMemoryBound;
+    options.otherMemory -= std::min(options.otherMemory, smaller);
+    options.totalMemory = *result.totalMemoryBound;
+    return true;
+}
+
+// Replays with `replayOn` on `options`' device, then on smaller devices while the recording's
+// reservations ask for one and the replay gets further on it; `options` ends as the device of
+// the returned result. `replayOn` must be silent (no sink) unless the first replay is the last.
+template <typename ReplayOn>
+ReplayResult onRecordedDevice(ReplayOptions& options, ReplayOn&& replayOn) {
+    ReplayResult result = replayOn(options);
+    for (std::size_t n = 0; n < kMaxDeviceMoves; ++n) {
+        ReplayOptions smaller = options;
+        if (!moveToSmallerDevice(result, smaller)) break;
+        ReplayResult again = replayOn(smaller);
+        if (!again.exact() && reach(again) <= reach(result)) break;
+        options = smaller;
+        result = std::move(again);
+    }
+    return result;
+}
+
+// Whether a replay of `trace` under `options` can ask for a smaller device: its addresses come
+// from a recording with segment events, and its allocator reserves expandable segments.
+bool mayMoveDevice(const RecordedTrace& trace, const ReplayOptions& options) {
+    return !options.placement && trace.hasSegmentEvents && options.config.expandableSegments;
+}
+
+void noteMovedDevice(const ReplayOptions& given, const ReplayOptions& used, ReplayResult& result) {
+    if (used.totalMemory == given.totalMemory) return;
+    result.notes.push_back("the recording's expandable reservations are smaller than the " + std::to_string(given.totalMemory) +
+                           " B device's (9/8 of its memory each): replayed on a device of " +
+                           std::to_string(used.totalMemory) + " B, the largest they allow, with the same memory free");
+}
+
+}  // namespace
+
 ReplayResult TraceReplayer::replay(const RecordedTrace& trace, const ReplayOptions& options) {
-    if (options.poolAssignments) {
-        PoolRouting fixed(*options.poolAssignments);
-        return replayOnce(trace, options, &fixed, nullptr);
-    }
-    const bool selfCompared = !options.placement && (!options.expected || options.expected == &trace);
-    if (!selfCompared || !trace.hasSegmentEvents || trace.entries.size() > kMaxInferenceEntries) {
-        return replayOnce(trace, options, nullptr, nullptr);
-    }
-    // The attempts of the inference are silent: only the accepted replay reaches the sink and
-    // afterStep, once, so an import never records a rejected guess's events. It runs again with
-    // the routing that produced it (the same guesses give the same decisions).
     const bool observed = options.sink || options.afterStep;
     ReplayOptions quiet = options;
     quiet.sink = nullptr;
     quiet.afterStep = nullptr;
+    const bool selfCompared = !options.placement && (!options.expected || options.expected == &trace);
+    if (options.poolAssignments || !selfCompared || !trace.hasSegmentEvents || trace.entries.size() > kMaxInferenceEntries) {
+        std::optional<PoolRouting> fixed;
+        if (options.poolAssignments) fixed.emplace(*options.poolAssignments);
+        auto replayOn = [&](const ReplayOptions& o) { return replayOnce(trace, o, fixed ? &*fixed : nullptr, nullptr); };
+        ReplayOptions used = options;
+        ReplayResult result;
+        if (!mayMoveDevice(trace, options)) return replayOn(options);
+        if (observed) {
+            // Silent replays find the device first: the sink hears only the accepted one. The
+            // cost is one more replay, only under expandable segments.
+            onRecordedDevice(quiet, replayOn);
+            used.totalMemory = quiet.totalMemory;
+            used.otherMemory = quiet.otherMemory;
+            result = replayOn(used);
+        } else {
+            result = onRecordedDevice(used, replayOn);
+        }
+        noteMovedDevice(options, used, result);
+        return result;
+    }
+    // The attempts of the inference are silent: only the accepted replay reaches the sink and
+    // afterStep, once, so an import never records a rejected guess's events. It runs again with
+    // the routing that produced it (the same guesses give the same decisions).
     // An attempt stops at its first unexpected OOM (a wrong guess can make a recorded address
     // unavailable): going on would only move the first difference, and with it the next guess.
     quiet.continueAfterOom = false;
-    std::optional<PoolRouting> accepted;
-    ReplayResult chosen = inferPools(trace, quiet, accepted);
-    if (!observed && (chosen.exact() || !options.continueAfterOom)) return chosen;
-    ReplayResult result = replayOnce(trace, options, accepted ? &*accepted : nullptr, nullptr);
+    // The routing found on each device tried (a smaller device's replay may replace both).
+    std::map<std::uint64_t, std::optional<PoolRouting>> routings;
+    // The device first: a difference that a smaller device removes is not one for pool guesses
+    // (each guess is a replay of the whole trace).
+    ReplayResult chosen = onRecordedDevice(quiet, [&](const ReplayOptions& o) {
+        return inferPools(trace, o, routings[o.totalMemory], true);
+    });
+    std::optional<PoolRouting>& accepted = routings[quiet.totalMemory];
+    // A first replay returned before its search (a smaller device did not help): search now.
+    if (!chosen.exact() && chosen.totalMemoryBound && *chosen.totalMemoryBound < quiet.totalMemory) {
+        chosen = inferPools(trace, quiet, accepted);
+    }
+    ReplayOptions used = options;
+    used.totalMemory = quiet.totalMemory;
+    used.otherMemory = quiet.otherMemory;
+    if (!observed && (chosen.exact() || !options.continueAfterOom)) {
+        noteMovedDevice(options, used, chosen);
+        return chosen;
+    }
+    ReplayResult result = replayOnce(trace, used, accepted ? &*accepted : nullptr, nullptr);
     result.poolRevisions = chosen.poolRevisions;
+    noteMovedDevice(options, used, result);
     return result;
 }
 
@@ -499,12 +586,13 @@ private:
 }  // namespace
 
 ReplayResult TraceReplayer::inferPools(const RecordedTrace& trace, const ReplayOptions& options,
-                                       std::optional<PoolRouting>& accepted) {
+                                       std::optional<PoolRouting>& accepted, bool deviceFirst) {
     PoolRouting routing(trace);
     std::vector<std::size_t> hints;
     if (routing.knownPrivatePools()) accepted = routing;
     ReplayResult first = replayOnce(trace, options, accepted ? &routing : nullptr, &hints);
     if (first.exact()) return first;
+    if (deviceFirst && first.totalMemoryBound && *first.totalMemoryBound < options.totalMemory) return first;
     const std::optional<PoolRouting> firstRouting = accepted;
     Attempt start{routing, {}, {}};
     if (routing.knownPrivatePools()) {

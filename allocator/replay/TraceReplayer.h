@@ -127,6 +127,14 @@ struct ReplayResult {
     // Best-fit decisions that segment addresses settled, and how many of them rest on addresses
     // that did not come from the recording (AddressTies.h): how firm a what-if's numbers are.
     AddressTies addressTies;
+    // The device the replay ran on. As the options gave it, unless the recording's expandable
+    // reservations showed a smaller one (ReservationSize): a replay under recorded addresses then
+    // runs on the largest device they allow, with the same memory free, and says so in `notes`.
+    std::uint64_t totalMemory = 0;
+    std::uint64_t otherMemory = 0;
+    // Set when the first difference is a new reservation that the recording placed inside one of
+    // the replay's: the most total memory the recorded device can have (ReplayRun).
+    std::optional<std::uint64_t> totalMemoryBound;
 
     bool exact() const { return !divergence && !layoutDifference && !unexpectedOomOp; }
 };
@@ -145,8 +153,10 @@ private:
     // Guesses which segments private pools (CUDA graphs, MemPools) own by re-running the trace
     // with revised guesses until it replays exactly (PoolRouting); silent: options carry no sink.
     // `accepted`: the routing that produced the returned result (nullopt: none, the default pools).
+    // `deviceFirst`: a first replay whose difference asks for a smaller device is returned as it
+    // is, without a search (the device is settled before the pools).
     static ReplayResult inferPools(const RecordedTrace& trace, const ReplayOptions& options,
-                                   std::optional<PoolRouting>& accepted);
+                                   std::optional<PoolRouting>& accepted, bool deviceFirst = false);
 };
 
 }  // namespace allocscope::alloc

@@ -379,6 +379,81 @@ private slots:
         }
         QVERIFY(cuts > 10);
     }
+
+    // A large block keeps a tail of at most 1 MiB unsplit (should_split). Before the window, P
+    // (9.5 MiB asked) got a 10 MiB free block whole; C (8 MiB) lies right after it, G after C;
+    // in segment Y, D (8 MiB) and E. The window frees C and D, allocates 8 MiB, which PyTorch put
+    // at C's address (two free blocks of exactly 8 MiB: the lower address wins), then frees it,
+    // P, G and E. Undoing P's free cannot see P's tail (everything after P is free then); only
+    // undoing the free of the 8 MiB block shows a free 0.5 MiB piece between P and it, too short
+    // to be a block of its own: P's tail. Without it, C's free block is 8.5 MiB and the 8 MiB
+    // request goes to Y instead (the Wedsonlin field recording, trace entry 256).
+    void unsplitTailOfALiveBlock() {
+        constexpr std::uint64_t MiB = 1024 * 1024;
+        const std::uint64_t x = 0x7000000000ull;
+        const std::uint64_t y = 0x7100000000ull;
+        alloc::RecordedTrace trace;
+        trace.settings = "";
+        auto add = [&](alloc::EventAction action, std::uint64_t address, std::uint64_t size) {
+            alloc::RecordedEntry e;
+            e.action = action;
+            e.address = address;
+            e.size = size;
+            trace.entries.push_back(e);
+        };
+        auto free = [&](std::uint64_t address, std::uint64_t size) {
+            add(alloc::EventAction::FreeRequested, address, size);
+            add(alloc::EventAction::FreeCompleted, address, size);
+        };
+        free(x + 10 * MiB, 8 * MiB);  // C
+        free(y, 8 * MiB);             // D
+        add(alloc::EventAction::Alloc, x + 10 * MiB, 8 * MiB);
+        free(x + 10 * MiB, 8 * MiB);
+        free(x, 9 * MiB + MiB / 2);   // P
+        free(x + 18 * MiB, 4 * MiB);  // G
+        free(y + 8 * MiB, 4 * MiB);   // E
+        auto freeSegment = [](std::uint64_t address, std::uint64_t size) {
+            alloc::SegmentInfo segment;
+            segment.address = address;
+            segment.totalSize = size;
+            segment.blocks.push_back(alloc::BlockInfo{address, size, 4 * MiB, alloc::BlockState::Inactive, 0});
+            return segment;
+        };
+        trace.finalSegments = std::vector<alloc::SegmentInfo>{freeSegment(x, 40 * MiB), freeSegment(y, 20 * MiB)};
+
+        const alloc::HistoryWindow window(trace, {});
+        QVERIFY(window.truncated());
+        const std::vector<alloc::SegmentInfo>& before = window.initialSegments();
+        QCOMPARE(before.size(), std::size_t{2});
+        QCOMPARE(before[0].blocks.at(0).address, x);
+        QCOMPARE(before[0].blocks.at(0).size, 10 * MiB);  // P with its tail
+        QCOMPARE(before[0].blocks.at(1).address, x + 10 * MiB);
+
+        alloc::ReplayOptions options;
+        const alloc::ReplayResult result = alloc::TraceReplayer::replay(trace, options);
+        QVERIFY2(result.exact(), result.divergence ? result.divergence->what.c_str() : "layout");
+    }
+
+    // The field recording that showed it (../shared/field-snapshots, skipped where absent): a
+    // training step recorded after the model was loaded, exact from the rebuilt state.
+    void fieldRecording() {
+        QStringList dirs;
+        const QString given = QString::fromLocal8Bit(qgetenv("ALLOCSCOPE_FIELD_SNAPSHOTS"));
+        if (!given.isEmpty()) dirs << given;
+        dirs << QString::fromLocal8Bit(qgetenv("ALLOCSCOPE_SOURCE_DIR")) + "/../shared/field-snapshots";
+        QString path;
+        for (const QString& dir : dirs) {
+            const QString candidate = dir + "/Wedsonlin__assignment2-systems__medium_512_training_memory_snapshot.pickle";
+            if (path.isEmpty() && QFile::exists(candidate)) path = candidate;
+        }
+        if (path.isEmpty()) QSKIP("../shared/field-snapshots is not here");
+        const alloc::RecordedTrace trace = load(path);
+        alloc::ReplayOptions options;
+        options.config = alloc::parseConfig(trace.settings.value_or("")).config;
+        const alloc::ReplayResult result = alloc::TraceReplayer::replay(trace, options);
+        QVERIFY(result.truncation.has_value());
+        QVERIFY2(result.exact(), result.divergence ? result.divergence->what.c_str() : "layout");
+    }
 };
 
 QTEST_GUILESS_MAIN(TestTruncatedHistory)

@@ -4,6 +4,7 @@
 // unmapped again when whole free pages are released.
 #include <algorithm>
 
+#include "allocator/core/ReservationSize.h"
 #include "allocator/core/detail/AllocatorImpl.h"
 
 namespace allocscope::alloc {
@@ -31,9 +32,7 @@ Block* CachingAllocator::Impl::findExpandableBlock(BlockPool& pool, StreamId str
         if (hasSpace(candidate)) return candidate;
     }
     const std::uint64_t pageSize = pool.isSmall ? kSmallBuffer : config_.largeSegmentSize;
-    const std::uint64_t total = device_.totalMemory();
-    const std::uint64_t pages = (total + total / 8 + pageSize - 1) / pageSize;
-    const std::uint64_t reservationSize = pages * pageSize;
+    const std::uint64_t reservationSize = ReservationSize::of(device_.totalMemory(), pageSize);
     const std::optional<std::uint64_t> base = device_.reserveAddressRange(reservationSize, pageSize, stream);
     if (!base) return nullptr;
     if (pool.owner != nullptr) ++pool.owner->segments;
