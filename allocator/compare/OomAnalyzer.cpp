@@ -63,7 +63,8 @@ void whatIf(OomAnswer& answer, const Program& program, const AllocatorConfig& re
                                                            limit.memoryFraction.has_value());
     const auto own = std::find_if(configs.begin(), configs.end(), [&](const CompareConfig& c) { return c.config == recorded; });
     if (own == configs.end()) {
-        configs.insert(configs.begin(), {formatConfig(recorded), recorded});
+        const std::string text = formatConfig(recorded);
+        configs.insert(configs.begin(), CompareConfig{text.empty() ? "default" : text, recorded});
     } else {
         std::rotate(configs.begin(), own, own + 1);  // the recorded config first
     }

@@ -211,8 +211,6 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
             deviceFor(m, std::clamp(point, m.low, m.high));
             m.pick = "reserved + device_free (" + formatSize(point) + ") is outside it: its nearest end";
         }
-        m.deviceName = fallback.name;
-        if (m.totalMemory != fallback.totalMemory) m.deviceName = "custom";
         return m;
     }
     // A fraction of the device the driver describes: what the allocator held, what was free, and

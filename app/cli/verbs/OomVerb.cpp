@@ -14,6 +14,7 @@
 #include "app/cli/TraceLimit.h"
 #include "app/cli/VerbErrors.h"
 #include "app/cli/VerbRegistry.h"
+#include "app/cli/verbs/db/SessionRunTrace.h"
 #include "storage/formats/FormatError.h"
 #include "storage/import/TraceFile.h"
 
@@ -25,6 +26,7 @@ constexpr std::string_view kVerb = "oom";
 const char* kUsage =
     "usage: allocscope-cli oom TRACE [--device N] [--json]\n"
     "                          [--memory-fraction F] [--total-memory BYTES | --gpu PRESET]\n"
+    "       allocscope-cli oom --db SESSION --run N [--json] [device options]\n"
     "\n"
     "Answers a recorded out-of-memory error: would another allocator setting have avoided it?\n"
     "The first line says. Then: what was requested and on which stream; the memory limit the\n"
@@ -37,6 +39,7 @@ const char* kUsage =
     "\n"
     "Options:\n"
     "  --device N            the device of a multi-device snapshot (default: the first with an OOM)\n"
+    "  --db SESSION --run N  a run of a session instead of a file (its stored events, replayed)\n"
     "  --json                the same answer as one JSON object\n"
     "  --memory-fraction F, --total-memory BYTES, --gpu PRESET\n"
     "                        answer at this limit instead of the inferred one\n"
@@ -47,6 +50,8 @@ int runOom(VerbContext& ctx) {
     std::string path;
     DeviceOptions deviceOptions;
     std::optional<long long> deviceIndex;
+    std::optional<std::string> db;
+    std::optional<int> runNumber;
     bool json = false;
     for (std::size_t i = 0; i < ctx.args.size();) {
         std::string error;
@@ -66,6 +71,17 @@ int runOom(VerbContext& ctx) {
             }
             deviceIndex = std::stoll(v);
             i += 2;
+        } else if (a == "--db") {
+            if (i + 1 >= ctx.args.size()) return usageError(ctx, kVerb, "--db needs a session file");
+            db = ctx.args[i + 1];
+            i += 2;
+        } else if (a == "--run") {
+            const std::string v = i + 1 < ctx.args.size() ? ctx.args[i + 1] : std::string();
+            if (v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) == 0) {
+                return usageError(ctx, kVerb, "--run needs a run number (from 1)");
+            }
+            runNumber = std::stoi(v);
+            i += 2;
         } else if (a.size() > 1 && a[0] == '-') {
             return usageError(ctx, kVerb, "unknown option '" + a + "'");
         } else if (path.empty()) {
@@ -75,15 +91,26 @@ int runOom(VerbContext& ctx) {
             return usageError(ctx, kVerb, "more than one TRACE given ('" + a + "')");
         }
     }
-    if (path.empty()) return usageError(ctx, kVerb, "oom needs a TRACE file");
+    if (db && !path.empty()) return usageError(ctx, kVerb, "give a TRACE or --db SESSION --run N, not both");
+    if (db.has_value() != runNumber.has_value()) return usageError(ctx, kVerb, "--db and --run go together");
+    if (db && deviceIndex) return usageError(ctx, kVerb, "--device is for a TRACE; a session's run is one device");
+    if (path.empty() && !db) return usageError(ctx, kVerb, "oom needs a TRACE file (or --db SESSION --run N)");
     if (deviceOptions.config) return usageError(ctx, kVerb, "--config does not apply: the what-if tries recommend's configs");
     if (deviceOptions.touch) return usageError(ctx, kVerb, "--touch / --no-touch need a real GPU run; oom only simulates");
 
     std::vector<alloc::RecordedTrace> traces;
-    try {
-        traces = storage::TraceFile::read(path).traces;
-    } catch (const formats::FormatError& e) {
-        return badInput(ctx, e.problem(), e.location());
+    if (db) {
+        int code = kExitOk;
+        std::optional<alloc::RecordedTrace> run = sessionRunTrace(ctx, *db, *runNumber, code);
+        if (!run) return code;
+        traces.push_back(std::move(*run));
+        path = *db + ": run " + std::to_string(*runNumber);
+    } else {
+        try {
+            traces = storage::TraceFile::read(path).traces;
+        } catch (const formats::FormatError& e) {
+            return badInput(ctx, e.problem(), e.location());
+        }
     }
     const alloc::RecordedTrace* trace = nullptr;
     for (const alloc::RecordedTrace& t : traces) {
@@ -95,7 +122,7 @@ int runOom(VerbContext& ctx) {
     if (trace == nullptr && deviceIndex) return badInput(ctx, "no device " + std::to_string(*deviceIndex) + " in the trace", path);
     if (trace == nullptr || !alloc::OomAnalyzer::firstOom(*trace)) {
         return badInput(ctx, "the recording has no out-of-memory error (no oom trace entry) to answer",
-                        trace ? path + ": device " + std::to_string(trace->device) : path);
+                        trace && !db ? path + ": device " + std::to_string(trace->device) : path);
     }
     std::string error;
     const std::optional<ResolvedDevice> device = resolveDevice(deviceOptions, error);
