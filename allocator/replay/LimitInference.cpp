@@ -138,6 +138,9 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
     auto classify = [&](std::uint64_t limit) {
         apply(deviceAt(limit), probe);
         const ReplayResult r = TraceReplayer::replay(trace, probe);
+        // The private pools the first probe's inference found are kept for the others: a probe
+        // that does not reproduce the recording would otherwise search pool guesses in vain.
+        if (!probe.poolAssignments) probe.poolAssignments = r.poolAssignments;
         const auto first = std::find_if(r.recordedOoms.begin(), r.recordedOoms.end(),
                                         [&](const RecordedOomOutcome& o) { return o.entryIndex == oom->entry; });
         if (first == r.recordedOoms.end()) return Fit::TooSmall;  // stopped (or diverged) before it
