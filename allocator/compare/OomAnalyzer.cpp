@@ -104,6 +104,8 @@ void whatIf(OomAnswer& answer, const Program& program, const AllocatorConfig& re
         } else {
             row.verdict = "OOMs above " + formatSize(limit.low) + " only";  // a non-monotone config (gc)
         }
+        // Its reserved bytes come from a fitted model (AsyncBackendModel.h), not from segments.
+        if (run.asyncBackend) row.verdict += " (modelled: cudaMallocAsync keeps no segments)";
         answer.whatIf.push_back(std::move(row));
     }
 }

@@ -14,8 +14,9 @@ std::string signedSize(std::int64_t bytes) {
     return bytes < 0 ? "-" + formatSize(static_cast<std::uint64_t>(-bytes)) : formatSize(static_cast<std::uint64_t>(bytes));
 }
 
+// Left-aligned in `width` columns, and always one space before the next column.
 std::string padded(std::string text, std::size_t width) {
-    if (text.size() < width) text.append(width - text.size(), ' ');
+    text.append(text.size() < width ? width - text.size() : 1, ' ');
     return text;
 }
 

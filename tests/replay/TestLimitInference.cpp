@@ -154,8 +154,15 @@ private slots:
         QCOMPARE(a.whatIf.front().oomOp, std::optional<std::uint64_t>(a.opIndex));
         for (const alloc::OomWhatIfRow& row : a.whatIf) {
             if (row.config == "backend:cudaMallocAsync") continue;  // a fitted model, not the allocator
-            QVERIFY2(row.holdsOverInterval(), row.config.c_str());
             QVERIFY2(row.oom == truthOoms(shape, row.config, truth), row.config.c_str());
+            if (row.config == "default") QVERIFY(row.holdsOverInterval() && row.oom);
+            if (!row.holdsOverInterval()) {
+                // A threshold inside the interval: OOM one granule below it, none at it.
+                QVERIFY2(row.threshold && *row.threshold > a.limit.low && *row.threshold <= a.limit.high, row.config.c_str());
+                const oomtest::Limit below{kH100, kContext, (double(*row.threshold - alloc::LimitInference::kGranule) + 0.5) / kH100};
+                const oomtest::Limit at{kH100, kContext, (double(*row.threshold) + 0.5) / kH100};
+                QVERIFY2(truthOoms(shape, row.config, below) && !truthOoms(shape, row.config, at), row.config.c_str());
+            }
             if (row.config == "expandable_segments:True") {
                 QVERIFY(!row.oom);
                 QCOMPARE(row.verdict, std::string("no OOM at any limit in the interval"));
