@@ -196,6 +196,28 @@ private slots:
         }
     }
 
+    // The 3-GPU field file: device 1 ends in an OOM on a full device (device_free 91 MiB for a
+    // 4.94 GiB request). Its replay leaves the recording at the first map (the expandable
+    // segments' placement across devices, not the limit), so only the interval is checked: the
+    // OOMs bound it, and the chosen limit is reserved at the failure + device_free.
+    void fieldSnapshotDeviceOneInterval() {
+        const QString path = "/work/shared/field-snapshots/Constructor-Sun__code_location__memory_snapshot.pickle";
+        if (!QFile::exists(path)) QSKIP("field snapshots not present");
+        storage::TraceFile file = storage::TraceFile::read(path.toStdString());
+        const auto device1 = std::find_if(file.traces.begin(), file.traces.end(), [](const alloc::RecordedTrace& t) { return t.device == 1; });
+        QVERIFY(device1 != file.traces.end());
+        const alloc::MemoryLimit limit = inferFrom(*device1);
+        QCOMPARE(int(limit.source), int(alloc::MemoryLimit::Source::Inferred));
+        QCOMPARE(int(limit.cause), int(alloc::MemoryLimit::Cause::DeviceFull));
+        QVERIFY(limit.low <= limit.bytes && limit.bytes <= limit.high);
+        QVERIFY(limit.low >= alloc::LimitInference::recordedPeakReserved(*device1));
+        QVERIFY(limit.high < limit.low + alloc::LimitInference::allocationSize(limit.requested));
+        const alloc::OomAnswer a = answerFor(*device1, limit);
+        QCOMPARE(limit.bytes, a.reserved + a.deviceFree);
+        QVERIFY(!a.fragmented);
+        QVERIFY2(QString::fromStdString(a.pytorchMessage).startsWith("CUDA out of memory. Tried to allocate 4.95 GiB."), a.pytorchMessage.c_str());
+    }
+
     // Without an OOM only a lower bound is known: the preset stays.
     void noOomKeepsThePreset() {
         const QString path = replaytest::tracesDir() + "/kv_growth_limited__default.pickle";
