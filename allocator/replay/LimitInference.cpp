@@ -242,19 +242,23 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
     m.totalMemory = reservedAtFailure + oom->deviceFree + fallback.otherMemory;
     m.otherMemory = fallback.otherMemory;
     const double total = static_cast<double>(m.totalMemory);
-    // The roundest fraction whose allowed maximum lies in the interval, nearest its middle.
+    // The roundest fraction whose allowed maximum lies in the interval: the fewest decimals, then
+    // a multiple of 5 in the last one (people write 0.025 and 0.045), then the nearest the middle.
     const double middle = (static_cast<double>(m.low) + static_cast<double>(m.high)) / 2.0;
     for (int digits = 1; digits <= 4 && !m.memoryFraction; ++digits) {
         const double scale = std::pow(10.0, digits);
-        const double f = std::round(middle / total * scale) / scale;
-        for (const double candidate : {f, f - 1.0 / scale, f + 1.0 / scale}) {
-            if (candidate <= 0.0 || candidate >= 1.0) continue;
+        const auto first = static_cast<std::int64_t>(std::ceil(static_cast<double>(m.low) / total * scale));
+        const auto last = static_cast<std::int64_t>(std::floor(static_cast<double>(m.high) / total * scale));
+        std::optional<std::pair<int, double>> best;  // (not a multiple of 5, distance to the middle)
+        for (std::int64_t k = std::max<std::int64_t>(first - 1, 1); k <= last + 1 && k < static_cast<std::int64_t>(scale); ++k) {
+            const double candidate = static_cast<double>(k) / scale;
             const auto allowed = static_cast<std::uint64_t>(candidate * total);
-            if (allowed >= m.low && allowed <= m.high) {
-                m.memoryFraction = candidate;
-                m.bytes = allowed;
-                break;
-            }
+            if (allowed < m.low || allowed > m.high) continue;
+            const std::pair<int, double> score{k % 5 == 0 ? 0 : 1, std::abs(static_cast<double>(allowed) - middle)};
+            if (best && *best <= score) continue;
+            best = score;
+            m.memoryFraction = candidate;
+            m.bytes = allowed;
         }
     }
     if (m.memoryFraction) {
