@@ -52,7 +52,9 @@ std::string OomReport::text(const OomAnswer& a) {
         if (h.frames.empty()) out << "      (no stack recorded)\n";
         for (const std::string& f : h.frames) out << "      " << f << "\n";
     }
-    out << "PyTorch's message:\n  " << (a.pytorchMessage.empty() ? "(not reproduced by the replay)" : a.pytorchMessage) << "\n";
+    // A snapshot keeps neither the device's total memory nor the process's other memory: the
+    // message's figures for those two come from the inferred device.
+    out << "PyTorch's message, as the replay rebuilds it (total capacity and non-PyTorch memory are estimates):\n  " << (a.pytorchMessage.empty() ? "(not reproduced by the replay)" : a.pytorchMessage) << "\n";
     out << "what-if at the " << formatSize(a.limit.bytes) << " limit";
     if (a.limit.isInterval()) out << " (and at " << formatSize(a.limit.low) << " and " << formatSize(a.limit.high) << ")";
     out << ":\n";
