@@ -67,6 +67,8 @@ BackgroundJob* MultiImport::create(storage::SessionWriter* writer, const QString
             for (const QString& path : paths) files.push_back(path.toStdString());
             storage::BatchImportOptions options;
             options.target.gpuName = std::string(alloc::kDefaultGpuPreset);
+            // An OOM snapshot replays under the limit its OOM implies (issue 35), not on 80 GB.
+            options.target.inferLimit = true;
             options.progress = [&self](std::uint64_t finished, std::uint64_t total) {
                 self.reportProgress(finished, total);
                 return !self.isCancelled();

@@ -431,6 +431,12 @@ void ReplayRun::runStep(std::size_t k, const TraceStep& step, bool withEmptyCach
                     out.oomVanished = true;
                     push(Op::free(id));
                     allocator_->free(*address);
+                } else {
+                    // What the OOM answer reads: PyTorch's message and the memory it failed with.
+                    out.oomReproduced = true;
+                    out.oom = allocator_->lastOom();
+                    out.reservedAtOom = allocator_->stats().reserved_bytes[kAggregate].current;
+                    out.allocatedAtOom = allocator_->stats().allocated_bytes[kAggregate].current;
                 }
                 break;
             }

@@ -42,6 +42,10 @@ struct StepOutcome {
     bool unexpectedOom = false;                 // an alloc failed that the recording saw succeed
     std::string oomMessage;                     // its OutOfMemoryError text
     bool oomVanished = false;                   // a recorded oom's attempt succeeded
+    bool oomReproduced = false;                 // a recorded oom's attempt failed, as recorded
+    OomInfo oom;                                // its failure (lastOom()) when reproduced
+    std::uint64_t reservedAtOom = 0;            // reserved / allocated bytes just after it
+    std::uint64_t allocatedAtOom = 0;
     bool poolGuessed = false;                   // the alloc's pool was guessed (PoolRouting rule 3)
     std::vector<std::string> notes;
 
@@ -54,6 +58,7 @@ struct StepOutcome {
         unexpectedOom = false;
         oomMessage.clear();
         oomVanished = false;
+        oomReproduced = false;
         poolGuessed = false;
         notes.clear();
     }

@@ -361,6 +361,10 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
         }
         if (options.afterStep) options.afterStep(run->allocator().stats());
         for (std::string& note : out.notes) result.notes.push_back(std::move(note));
+        if (out.oomVanished || out.oomReproduced) {
+            result.recordedOoms.push_back({std::size_t{step.program}, out.programOp, out.oomReproduced, out.oom,
+                                           out.reservedAtOom, out.allocatedAtOom});
+        }
         if (out.oomVanished) {
             result.notes.push_back("op " + std::to_string(out.programOp) +
                                    ": the out-of-memory error recorded here did not happen in the replay");

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "allocator/config/AllocatorConfig.h"
+#include "allocator/core/CachingAllocator.h"
 #include "allocator/core/DeviceStats.h"
 #include "allocator/core/EventSink.h"
 #include "allocator/core/Op.h"
@@ -98,6 +99,16 @@ struct ReplayDivergence {
     std::string what;
 };
 
+// A recorded oom entry the replay reached: did its request fail again, and how.
+struct RecordedOomOutcome {
+    std::size_t entryIndex = 0;
+    std::uint64_t opIndex = 0;
+    bool reproduced = false;  // the request failed, as recorded (false: it succeeded)
+    OomInfo oom;              // reproduced: the allocator's failure, PyTorch's message included
+    std::uint64_t reserved = 0;   // reproduced: reserved / allocated bytes at the failure
+    std::uint64_t allocated = 0;
+};
+
 struct ReplayResult {
     DeviceStats stats;
     std::vector<SegmentInfo> segments;  // the final layout (PyTorch's snapshot `segments`)
@@ -135,6 +146,8 @@ struct ReplayResult {
     // Set when the first difference is a new reservation that the recording placed inside one of
     // the replay's: the most total memory the recorded device can have (ReplayRun).
     std::optional<std::uint64_t> totalMemoryBound;
+    // Every recorded oom entry the replay reached, in order (LimitInference bisects on them).
+    std::vector<RecordedOomOutcome> recordedOoms;
 
     bool exact() const { return !divergence && !layoutDifference && !unexpectedOomOp; }
 };

@@ -30,10 +30,11 @@ std::optional<ProgramChoice> ProgramChoice::resolve(VerbContext& ctx, std::strin
     return choice;
 }
 
-bool ProgramChoice::build(VerbContext& ctx, std::uint64_t seed, const alloc::CompareDevice& device, int& code) {
+bool ProgramChoice::build(VerbContext& ctx, std::uint64_t seed, alloc::CompareDevice& device, bool inferLimit, int& code) {
     if (isTrace()) {
-        std::optional<TraceProgram> fromTrace = traceProgram(ctx, name_, device, code);
+        std::optional<TraceProgram> fromTrace = traceProgram(ctx, name_, device, inferLimit, code);
         if (!fromTrace) return false;
+        limit = fromTrace->limit;
         program = std::move(fromTrace->program);
         sourceKind = fromTrace->sourceKind;
         return true;

@@ -10,6 +10,7 @@
 
 #include "allocator/compare/ComparisonEngine.h"
 #include "allocator/core/Op.h"
+#include "allocator/replay/MemoryLimit.h"
 #include "allocator/workloads/Workload.h"
 #include "app/cli/VerbRegistry.h"
 
@@ -29,13 +30,16 @@ public:
 
     // Makes the program: the workload generated with its parameters and `seed`, or the trace read
     // and turned into ops for `device` (its errors print one line, set `code` and return false).
-    bool build(VerbContext& ctx, std::uint64_t seed, const alloc::CompareDevice& device, int& code);
+    // `inferLimit`: a trace's limit is inferred from its recorded OOM (traceProgram), `device`
+    // updated to it and `limit` set.
+    bool build(VerbContext& ctx, std::uint64_t seed, alloc::CompareDevice& device, bool inferLimit, int& code);
 
     // After build():
     alloc::Program program;
     alloc::StackTable stacks;          // the workload's call stacks (a trace's program has none)
     std::string sourceKind = "demo";   // "demo", or the trace's "snapshot" / "csv"
     std::string paramsText;            // the workload's resolved parameters, "" for a trace
+    std::optional<alloc::MemoryLimit> limit;  // a trace built with inferLimit: the limit and whence
 
 private:
     const alloc::Workload* workload_ = nullptr;

@@ -2,12 +2,15 @@
 
 #include <ostream>
 
+#include "allocator/config/ConfigParser.h"
+#include "allocator/replay/LimitInference.h"
+#include "app/cli/TraceLimit.h"
 #include "storage/formats/FormatError.h"
 #include "storage/import/TraceFile.h"
 
 namespace allocscope::cli {
-std::optional<TraceProgram> traceProgram(VerbContext& ctx, const std::string& path, const alloc::CompareDevice& device,
-                                         int& code) {
+std::optional<TraceProgram> traceProgram(VerbContext& ctx, const std::string& path, alloc::CompareDevice& device,
+                                         bool inferLimit, int& code) {
     storage::TraceFile file;
     try {
         file = storage::TraceFile::read(path);
@@ -17,7 +20,22 @@ std::optional<TraceProgram> traceProgram(VerbContext& ctx, const std::string& pa
         return std::nullopt;
     }
     if (file.traces.size() > 1) ctx.err << "allocscope-cli: the trace has " << file.traces.size() << " devices; using the first\n";
-    return TraceProgram{file.program({device.memoryFraction, device.totalMemory, device.otherMemory}), file.sourceKind()};
+    if (!inferLimit || file.traces.empty()) {
+        return TraceProgram{file.program({device.memoryFraction, device.totalMemory, device.otherMemory}), file.sourceKind(), {}};
+    }
+    const alloc::RecordedTrace& trace = file.traces.front();
+    const alloc::ParseResult recorded = alloc::parseConfig(trace.settings.value_or(""));
+    alloc::ReplayOptions base;
+    base.config = recorded.accepted() ? recorded.config : alloc::AllocatorConfig{};
+    const alloc::MemoryLimit limit = alloc::LimitInference::infer(
+        trace, base, {device.name, device.totalMemory, device.otherMemory, device.memoryFraction});
+    if (limit.source != alloc::MemoryLimit::Source::Inferred) {
+        return TraceProgram{file.program({device.memoryFraction, device.totalMemory, device.otherMemory}), file.sourceKind(), limit};
+    }
+    device = compareDeviceOf(limit);
+    // Room for everything the recording asked for: its OOM's request succeeds and is dropped.
+    constexpr std::uint64_t kRoom = 1ull << 50;
+    return TraceProgram{file.program({std::nullopt, kRoom, device.otherMemory}), file.sourceKind(), limit};
 }
 
 }  // namespace allocscope::cli

@@ -12,6 +12,7 @@
 #include "allocator/device/GpuPresets.h"
 #include "allocator/device/SimulatedDevice.h"
 #include "allocator/config/ConfigParser.h"
+#include "allocator/replay/LimitInference.h"
 #include "allocator/replay/ReplayVerdict.h"
 #include "allocator/replay/TraceReplayer.h"
 #include "storage/formats/FormatError.h"
@@ -230,6 +231,12 @@ PreparedImport prepareImport(const std::string& file, const ImportTarget& target
             throw std::runtime_error("backend:cudaMallocAsync keeps no segments to replay into (" + file + ")");
         }
         prepared.configs.push_back(parsed.config);
+        if (target.inferLimit) {
+            alloc::ReplayOptions base;
+            base.config = parsed.config;
+            prepared.limits.push_back(alloc::LimitInference::infer(
+                trace, base, alloc::LimitDevice{gpu.name, gpu.total, gpu.other, target.memoryFraction}));
+        }
     }
     if (const std::optional<FoundRank> rank = RankRule::find(file, metadata)) {
         prepared.rank = RunRank{rank->rank, rank->fromMetadata ? "user_metadata" : "file name"};
@@ -288,6 +295,12 @@ RunInfo importRunInfo(const PreparedImport& prepared, std::size_t t) {
     info.gpu = prepared.gpuName;
     info.totalMemory = prepared.totalMemory;
     info.memoryFraction = prepared.memoryFraction.value_or(1.0);
+    if (!prepared.limits.empty()) {
+        const alloc::MemoryLimit& limit = prepared.limits[t];
+        info.gpu = limit.deviceName;
+        info.totalMemory = limit.totalMemory;
+        info.memoryFraction = limit.memoryFraction.value_or(1.0);
+    }
     return info;
 }
 
@@ -297,6 +310,7 @@ alloc::ReplayOptions importOptions(const PreparedImport& prepared, std::size_t t
     options.memoryFraction = prepared.memoryFraction;
     options.totalMemory = prepared.totalMemory;
     options.otherMemory = prepared.otherMemory;
+    if (!prepared.limits.empty()) alloc::LimitInference::apply(prepared.limits[t], options);
     options.continueAfterOom = true;
     options.keepOps = false;  // only the phase ops are recorded from the program
     return options;
@@ -319,7 +333,8 @@ ImportedRun replayDevice(SessionRecorder& recorder, const PreparedImport& prepar
     }
     recorder.setRank(prepared.rank);
     RecordedReplay replayed = recordReplayInto(recorder, prepared.traces[t], importOptions(prepared, t), std::nullopt, deviceProgress);
-    return ImportedRun{replayed.runNumber, std::move(replayed.divergence), replayed.cancelled};
+    return ImportedRun{replayed.runNumber, std::move(replayed.divergence), replayed.cancelled,
+                       prepared.limits.empty() ? std::string() : prepared.limits[t].describe()};
 }
 
 }  // namespace

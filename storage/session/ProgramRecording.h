@@ -18,6 +18,7 @@
 #include "allocator/core/Op.h"
 #include "allocator/core/ProgramRunner.h"
 #include "allocator/core/StackTable.h"
+#include "allocator/replay/MemoryLimit.h"
 #include "allocator/replay/RecordedTrace.h"
 #include "allocator/replay/TraceReplayer.h"
 #include "storage/session/SessionRecorder.h"
@@ -65,12 +66,17 @@ struct ImportTarget {
     std::optional<double> memoryFraction;
     // How the file is read (TraceFile.h): Auto streams big pickles in bounded memory.
     StreamMode streaming = StreamMode::Auto;
+    // Infer each device's memory limit from its recorded OOM (alloc::LimitInference) instead of
+    // replaying on the GPU above: for a caller whose user gave no device (issue 35). A trace
+    // without an OOM keeps the GPU above.
+    bool inferLimit = false;
 };
 
 struct ImportedRun {
     int runNumber = 0;
     std::string divergence;              // "" = the replay reproduced the recording exactly
     bool cancelled = false;              // progress returned false: stored up to there, interrupted
+    std::string limit;                   // inferLimit: the limit it replayed under, and whence (MemoryLimit::describe)
 };
 
 // Reads a PyTorch snapshot (pickle/JSON) or RMM CSV, judges its recorded settings, then replays
@@ -121,6 +127,8 @@ struct PreparedImport {
     // The rank of a distributed job the file is (RankRule: its user_metadata, else its name).
     // A rank only the metadata shows is added to the runs' names: "file.pickle · rank 3".
     std::optional<RunRank> rank;
+    // ImportTarget::inferLimit: each trace's limit (its device replaces the one above); else empty.
+    std::vector<alloc::MemoryLimit> limits;
 };
 PreparedImport prepareImport(const std::string& file, const ImportTarget& target);
 // The same, told how far the read of a streamed file is (ReadProgress may throw to stop it).

@@ -9,6 +9,7 @@
 #include "allocator/compare/Recommender.h"
 #include "app/cli/DeviceOptions.h"
 #include "app/cli/ProgramChoice.h"
+#include "app/cli/TraceLimit.h"
 #include "app/cli/VerbErrors.h"
 #include "app/cli/VerbRegistry.h"
 #include "app/cli/verbs/db/DbRecorder.h"
@@ -75,8 +76,9 @@ int runRecommend(VerbContext& ctx) {
         std::string error;
         const std::optional<ResolvedDevice> device = resolveDevice(deviceOptions, error);
         if (!device) return badInput(ctx, error, "--gpu");
-        const alloc::CompareDevice target = simulatedTarget(*device, workload, deviceOptions);
-        if (!choice->build(ctx, seed, target, code)) return code;
+        alloc::CompareDevice target = simulatedTarget(*device, workload, deviceOptions);
+        if (!choice->build(ctx, seed, target, !limitGiven(*device, deviceOptions), code)) return code;
+        if (choice->limit) (ctx.out) << choice->limit->describe() << "\n";
         const alloc::Program& program = choice->program;
         const alloc::StackTable& stacks = choice->stacks;
         const std::string& sourceKind = choice->sourceKind;

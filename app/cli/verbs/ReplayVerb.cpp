@@ -16,6 +16,7 @@
 #include "app/cli/DeviceOptions.h"
 #include "app/cli/RealGpuReplay.h"
 #include "app/cli/StatsJson.h"
+#include "app/cli/TraceLimit.h"
 #include "app/cli/TruncationReport.h"
 #include "app/cli/VerbErrors.h"
 #include "app/cli/VerbRegistry.h"
@@ -188,9 +189,10 @@ int runReplay(VerbContext& ctx) {
         }
         alloc::ReplayOptions options;
         options.config = config;
-        options.memoryFraction = args.device.memoryFraction;
-        options.totalMemory = device->totalMemory;
-        options.otherMemory = device->otherMemory;
+        // The limit: as given, else inferred from the recorded OOM (under the recorded config:
+        // it is the device's, whatever config the what-if then runs).
+        const alloc::MemoryLimit limit = traceLimit(trace, recorded.value_or(alloc::AllocatorConfig{}), *device, args.device);
+        alloc::LimitInference::apply(limit, options);
         options.continueAfterOom = args.continueAfterOom;
         // The program (48 bytes an op, ~1.1 ops an entry) is kept only to run it again on a real
         // GPU: held for nothing, it made a 1 GB snapshot's replay take 720 MB instead of ~130.
@@ -203,7 +205,7 @@ int runReplay(VerbContext& ctx) {
             return badInput(ctx, "no device " + std::to_string(trace.device) + " in the trace to compare with", *args.compareWith);
         }
         options.expected = compare;
-        if (device->defaulted && !announced) {
+        if (device->defaulted && limit.source == alloc::MemoryLimit::Source::Preset && !announced) {
             ctx.err << "allocscope-cli: no --total-memory or --gpu given: simulating " << device->name << " ("
                     << device->totalMemory << " B)\n";
             announced = true;
@@ -225,7 +227,8 @@ int runReplay(VerbContext& ctx) {
                             args.trace + " (" + trace.origin + ")", exact ? recordedText : *args.device.config, config};
             int code = kExitOk;
             std::optional<alloc::ReplayResult> replayed =
-                session->recordReplay(ctx, report, trace, plan.options(), run, device->name, plan.whatIfRecordedConfig(), code);
+                session->recordReplay(ctx, report, trace, plan.options(), run, device->real() ? device->name : limit.deviceName,
+                                      plan.whatIfRecordedConfig(), code);
             if (!replayed) return code;
             result = std::move(*replayed);
         }
@@ -236,8 +239,9 @@ int runReplay(VerbContext& ctx) {
         report << "replay of " << args.trace << " (" << trace.origin << "): " << trace.entries.size()
                << " trace entries, " << result.opCount << " ops, " << result.events << " events\n";
         report << "  config '" << configText << "'" << (args.device.config ? "" : " (recorded)") << ", GPU "
-               << device->name << " (" << device->totalMemory << " B)";
-        if (args.device.memoryFraction) report << ", memory fraction " << *args.device.memoryFraction;
+               << (device->real() ? device->name : limit.deviceName) << " (" << limit.totalMemory << " B)";
+        if (limit.memoryFraction) report << ", memory fraction " << *limit.memoryFraction;
+        report << "\n  " << limit.describe();
         report << "\n  " << (exact ? "replayed with the recorded addresses" : "what-if: new segments placed by the " + args.placement + " model")
                << ", " << result.emptyCacheSteps.size() << " explicit empty_cache() inferred\n";
         const alloc::DeviceStats& s = result.stats;

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "app/cli/DeviceOptions.h"
+#include "app/cli/TraceLimit.h"
 #include "app/cli/VerbRegistry.h"
 #include "app/cli/verbs/db/DbVerbSupport.h"
 #include "storage/session/BatchImport.h"
@@ -66,6 +67,10 @@ int importInto(VerbContext& ctx, const std::vector<std::string>& files, const st
                 if (result.rank) ctx.out << " (rank " << result.rank->rank << " from its " << result.rank->source << ")";
             }
             ctx.out << "\n";
+            // Only a limit that was not the GPU's own (stdout keeps its 'run N' lines).
+            if (!run.limit.empty() && run.limit.rfind("no OOM recorded", 0) != 0) {
+                ctx.err << "allocscope-cli: run " << run.runNumber << ": " << run.limit << "\n";
+            }
             if (!run.divergence.empty()) {
                 ctx.err << "allocscope-cli: run " << run.runNumber << " diverged from the recording: " << run.divergence << "\n";
             }
@@ -121,6 +126,8 @@ int runImport(VerbContext& ctx) {
     options.target.totalMemory = gpu->totalMemory;
     options.target.otherMemory = gpu->otherMemory;
     options.target.memoryFraction = device.memoryFraction;
+    // No device given: each trace's limit comes from its recorded OOM (and says so).
+    options.target.inferLimit = !limitGiven(*gpu, device);
     options.jobs = static_cast<unsigned>(jobs);
     return importInto(ctx, files, db, options);
 }
