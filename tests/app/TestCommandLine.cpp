@@ -1,6 +1,6 @@
 #include <QtTest>
 
-#include "app/CommandLine.h"
+#include "app/gui/CommandLine.h"
 
 using allocscope::app::parseCommandLine;
 

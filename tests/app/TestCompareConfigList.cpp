@@ -13,9 +13,9 @@
 #include <QStandardPaths>
 #include <QToolButton>
 
-#include "app/ExperimentPanel.h"
-#include "app/FormAdapters.h"
-#include "app/MainWindow.h"
+#include "app/gui/ExperimentPanel.h"
+#include "app/gui/FormAdapters.h"
+#include "app/gui/MainWindow.h"
 #include "views/theme/ThemePalette.h"
 #include "views/widgets/ConfigEditorWidget.h"
 #include "views/widgets/ConfigListWidget.h"

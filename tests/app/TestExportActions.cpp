@@ -6,8 +6,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "app/BackgroundJob.h"
-#include "app/ExportActions.h"
+#include "app/gui/BackgroundJob.h"
+#include "app/gui/ExportActions.h"
 #include "views/data/TimelineCsv.h"
 
 using allocscope::app::BackgroundJob;

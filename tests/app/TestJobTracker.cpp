@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "app/BackgroundJob.h"
-#include "app/JobTracker.h"
+#include "app/gui/BackgroundJob.h"
+#include "app/gui/JobTracker.h"
 
 using allocscope::app::BackgroundJob;
 using allocscope::app::JobTracker;

@@ -10,8 +10,8 @@
 #include <QTemporaryDir>
 #include <QLineEdit>
 
-#include "app/MainWindow.h"
-#include "app/SearchController.h"
+#include "app/gui/MainWindow.h"
+#include "app/gui/SearchController.h"
 #include "storage/session/LiveBlocks.h"
 #include "storage/session/SessionReader.h"
 #include "views/widgets/HeatmapPlot.h"

@@ -12,7 +12,7 @@
 #include "allocator/config/ConfigParser.h"
 #include "allocator/device/GpuPresets.h"
 #include "allocator/workloads/ProgramBuilder.h"
-#include "app/MainWindow.h"
+#include "app/gui/MainWindow.h"
 #include "storage/session/ProgramRecording.h"
 #include "storage/session/SessionWriter.h"
 #include "views/theme/ThemePalette.h"

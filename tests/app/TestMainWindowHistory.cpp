@@ -5,7 +5,7 @@
 #include <QSettings>
 #include <QtTest>
 
-#include "app/MainWindow.h"
+#include "app/gui/MainWindow.h"
 #include "storage/session/ProgramRecording.h"
 #include "storage/session/SessionReader.h"
 #include "storage/session/SessionWriter.h"

@@ -8,9 +8,9 @@
 #include <QTabWidget>
 #include <QTableWidget>
 
-#include "app/LessonController.h"
-#include "app/LessonDock.h"
-#include "app/MainWindow.h"
+#include "app/gui/LessonController.h"
+#include "app/gui/LessonDock.h"
+#include "app/gui/MainWindow.h"
 #include "views/widgets/RunListModel.h"
 #include "views/widgets/RunListWidget.h"
 #include "views/widgets/EventScrubber.h"

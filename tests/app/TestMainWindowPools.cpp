@@ -10,9 +10,9 @@
 #include <QTemporaryDir>
 
 #include "tests/FileBytes.h"
-#include "app/MainWindow.h"
-#include "app/RunStateService.h"
-#include "app/ViewDataAdapters.h"
+#include "app/gui/MainWindow.h"
+#include "app/gui/RunStateService.h"
+#include "app/gui/ViewDataAdapters.h"
 #include "storage/session/ProgramRecording.h"
 #include "storage/session/SessionReader.h"
 #include "storage/session/SessionWriter.h"

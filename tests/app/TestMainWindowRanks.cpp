@@ -12,9 +12,9 @@
 #include <QTableView>
 
 #include "MessageBoxCatcher.h"
-#include "app/ComparePage.h"
-#include "app/MainWindow.h"
-#include "app/MultiImport.h"
+#include "app/gui/ComparePage.h"
+#include "app/gui/MainWindow.h"
+#include "app/gui/MultiImport.h"
 #include "views/widgets/RanksTableModel.h"
 #include "views/widgets/RanksWidget.h"
 #include "views/widgets/RunListModel.h"

@@ -6,7 +6,7 @@
 #include <QSettings>
 #include <QtTest>
 
-#include "app/RecentFiles.h"
+#include "app/gui/RecentFiles.h"
 
 using allocscope::app::RecentFiles;
 

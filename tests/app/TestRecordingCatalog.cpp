@@ -6,7 +6,7 @@
 #include <QFile>
 #include <QTemporaryDir>
 
-#include "app/RecordingSource.h"
+#include "app/gui/RecordingSource.h"
 
 using allocscope::app::RecordingCatalog;
 namespace storage = allocscope::storage;

@@ -7,9 +7,9 @@
 #include <QSettings>
 #include <QtTest>
 
-#include "app/MainWindow.h"
-#include "app/RunStateService.h"
-#include "app/SessionWatcher.h"
+#include "app/gui/MainWindow.h"
+#include "app/gui/RunStateService.h"
+#include "app/gui/SessionWatcher.h"
 #include "tests/FileBytes.h"
 #include "tests/app/SessionFixture.h"
 #include "views/widgets/EventScrubber.h"

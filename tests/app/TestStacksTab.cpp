@@ -22,9 +22,9 @@
 #include <QTableView>
 #include <QTemporaryDir>
 
-#include "app/CompareRunLoader.h"
-#include "app/MainWindow.h"
-#include "app/StacksPage.h"
+#include "app/gui/CompareRunLoader.h"
+#include "app/gui/MainWindow.h"
+#include "app/gui/StacksPage.h"
 #include "storage/session/UserFrames.h"
 #include "storage/session/LiveBlocks.h"
 #include "storage/session/ProgramRecording.h"

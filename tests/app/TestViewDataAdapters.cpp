@@ -9,7 +9,7 @@
 #include "allocator/core/CachingAllocator.h"
 #include "allocator/core/MemorySummary.h"
 #include "allocator/device/SimulatedDevice.h"
-#include "app/ViewDataAdapters.h"
+#include "app/gui/ViewDataAdapters.h"
 #include "storage/import/FrameLine.h"
 #include "views/widgets/RunListModel.h"
 

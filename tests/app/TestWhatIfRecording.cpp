@@ -15,9 +15,9 @@
 #include <QTemporaryDir>
 
 #include "allocator/config/ConfigParser.h"
-#include "app/ComparePage.h"
-#include "app/ExperimentPanel.h"
-#include "app/MainWindow.h"
+#include "app/gui/ComparePage.h"
+#include "app/gui/ExperimentPanel.h"
+#include "app/gui/MainWindow.h"
 #include "app/cli/StatsJson.h"
 #include "storage/import/TraceFile.h"
 #include "storage/session/ProgramRecording.h"

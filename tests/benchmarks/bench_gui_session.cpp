@@ -26,7 +26,7 @@
 #include "allocator/config/ConfigParser.h"
 #include "allocator/device/GpuPresets.h"
 #include "allocator/workloads/WorkloadRegistry.h"
-#include "app/MainWindow.h"
+#include "app/gui/MainWindow.h"
 #include "storage/session/ProgramRecording.h"
 #include "storage/session/SessionWriter.h"
 #include "views/data/HeatmapData.h"

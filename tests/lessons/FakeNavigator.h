@@ -2,7 +2,7 @@
 // A LessonNavigator that only writes down what it was asked, for the lesson controller's tests.
 #include <QStringList>
 
-#include "app/LessonNavigator.h"
+#include "app/gui/LessonNavigator.h"
 
 class FakeNavigator : public allocscope::app::LessonNavigator {
 public:

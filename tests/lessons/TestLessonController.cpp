@@ -6,7 +6,7 @@
 
 #include "FakeNavigator.h"
 #include "LessonTestSupport.h"
-#include "app/LessonController.h"
+#include "app/gui/LessonController.h"
 #include "storage/session/SessionReader.h"
 
 using namespace allocscope;

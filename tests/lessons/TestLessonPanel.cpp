@@ -9,7 +9,7 @@
 
 #include "FakeNavigator.h"
 #include "LessonTestSupport.h"
-#include "app/LessonController.h"
+#include "app/gui/LessonController.h"
 #include "views/widgets/LessonPanel.h"
 
 using namespace allocscope;

@@ -1,7 +1,7 @@
 #pragma once
 // What the lesson panel shows, as plain values: the list of lessons, and for the chosen lesson its
 // question and claim, the steps' texts, and after a run the numbers table and the verdict. The
-// panel never sees the lesson engine; app/LessonController fills these.
+// panel never sees the lesson engine; app/gui/LessonController fills these.
 #include <QList>
 #include <QString>
 #include <QStringList>
