@@ -237,6 +237,7 @@ void OomAnswerView::setAnswer(const OomAnswerData& answer) {
     whatIfNote_->setVisible(!answer.whatIfNote.isEmpty());
     whatIfTable_->setVisible(!answer.whatIf.empty());
     whatIfTable_->resizeColumnsToContents();
+    whatIfTable_->resizeRowsToContents();  // one text line a row, not the style's taller default
     fitTableHeight();
 
     holders_->clear();
@@ -256,9 +257,11 @@ void OomAnswerView::setAnswer(const OomAnswerData& answer) {
     }
     for (int c = 0; c < 3; ++c) holders_->resizeColumnToContents(c);
     holders_->setVisible(!answer.holders.empty());
-    const int shown = static_cast<int>(std::min<std::size_t>(answer.holders.size(), kHolderRowsShown));
-    holders_->setFixedHeight(holders_->header()->sizeHint().height() + (shown + 1) * std::max(holders_->sizeHintForRow(0), fontMetrics().height() + 4) +
-                             2 * holders_->frameWidth());
+    // Room for the listed rows (ten at most) and one more line, so an expanded stack shows a frame
+    // before the list scrolls inside itself.
+    const int shown = static_cast<int>(std::min<std::size_t>(answer.holders.size(), kHolderRowsShown)) + 1;
+    const int rowHeight = answer.holders.empty() ? 0 : holders_->sizeHintForRow(0);
+    holders_->setFixedHeight(holders_->header()->sizeHint().height() + shown * std::max(rowHeight, fontMetrics().height() + 4) + 2 * holders_->frameWidth() + 2);
     QString note;
     if (answer.holders.empty()) note = tr("No live block at the failure.");
     if (answer.holdersOmitted > 0) {
