@@ -160,6 +160,7 @@ void OomAnswerAdapter::applyAnalysis(views::OomAnswerData& data, const alloc::Oo
         row.peakReserved = static_cast<qint64>(r.peakReserved);
         row.headroom = r.oom ? -1 : r.headroom;
         if (limit.isInterval()) row.overInterval = qs(r.verdict);
+        row.holdsOverInterval = r.holdsOverInterval();
         data.whatIf.push_back(std::move(row));
     }
     data.whatIfNote.clear();

@@ -120,6 +120,17 @@ private slots:
         OomLimit interval{6 * kGiB, 6 * kGiB + 256 * kMiB, QStringLiteral("bracketed by reservations")};
         QCOMPARE(OomAnswerView::limitText(interval), QStringLiteral("between 6.00 GiB and 6.25 GiB (bracketed by reservations)"));
         QCOMPARE(OomAnswerView::limitText({}), QStringLiteral("not known"));
+
+        // A qualified headline: the answer large, its note in normal text under it.
+        OomAnswerData noted = fragmented();
+        noted.headline = QStringLiteral("Yes: expandable_segments:True would have avoided this OOM; note: the simulated run differs");
+        view.setAnswer(noted);
+        QCOMPARE(view.headlineLabel()->text(), QStringLiteral("Yes: expandable_segments:True would have avoided this OOM"));
+        QCOMPARE(view.headlineNote()->text(), QStringLiteral("Note: the simulated run differs"));
+        QVERIFY(view.headlineNote()->isVisible());
+        QVERIFY(view.headlineNote()->font().pointSizeF() < view.headlineLabel()->font().pointSizeF());
+        view.setAnswer(fragmented());
+        QVERIFY(!view.headlineNote()->isVisible());
     }
 
     void theBarDrawsTheRequestAgainstTheLargestFreeBlock() {
@@ -161,10 +172,10 @@ private slots:
         const OomWhatIfModel* model = view.whatIfModel();
         QCOMPARE(model->rowCount(), 2);
         QCOMPARE(model->index(0, OomWhatIfModel::ConfigColumn).data().toString(), QStringLiteral("default (the run's)"));
-        QCOMPARE(model->index(0, OomWhatIfModel::OomColumn).data().toString(), QStringLiteral("OOM"));
-        QCOMPARE(model->index(0, OomWhatIfModel::WhereColumn).data().toString(), QStringLiteral("op 4,812: 256 MiB on stream 0"));
+        QCOMPARE(model->index(0, OomWhatIfModel::OomColumn).data().toString(), QStringLiteral("OOM at op 4,812: 256 MiB on stream 0"));
         QCOMPARE(model->index(0, OomWhatIfModel::HeadroomColumn).data().toString(), QStringLiteral("-"));
         QCOMPARE(model->index(1, OomWhatIfModel::ConfigColumn).data().toString(), QStringLiteral("expandable_segments:True"));
+        QCOMPARE(model->index(0, OomWhatIfModel::ConfigColumn).data(Qt::ToolTipRole).toString(), QStringLiteral("PyTorch's defaults"));
         QCOMPARE(model->index(1, OomWhatIfModel::OomColumn).data().toString(), QStringLiteral("no OOM"));
         QCOMPARE(model->index(1, OomWhatIfModel::PeakReservedColumn).data().toString(), QStringLiteral("1.00 GiB"));
         QCOMPARE(model->index(1, OomWhatIfModel::HeadroomColumn).data().toString(), QStringLiteral("7.00 GiB"));
@@ -174,10 +185,30 @@ private slots:
         QVERIFY(view.whatIfTable()->isColumnHidden(OomWhatIfModel::IntervalColumn));
         OomAnswerData interval = fragmented();
         interval.limit = {6 * kGiB, 7 * kGiB, QStringLiteral("bracketed")};
+        interval.whatIf[0].overInterval = QStringLiteral("OOM at every limit in it");
         interval.whatIf[1].overInterval = QStringLiteral("no OOM at any limit in it");
         view.setAnswer(interval);
+        // Every answer holds over the interval: one line says so, no column.
+        QVERIFY(view.whatIfTable()->isColumnHidden(OomWhatIfModel::IntervalColumn));
+        QVERIFY(view.whatIfNoteLabel()->isVisible());
+        QVERIFY2(view.whatIfNoteLabel()->text().startsWith(QStringLiteral("Each config's answer is the same at every limit of the interval (6.00 GiB – 7.00 GiB)")),
+                 qPrintable(view.whatIfNoteLabel()->text()));
+        // One depends on it: the column, and no such line.
+        interval.whatIf[1].overInterval = QStringLiteral("OOMs below 6.50 GiB");
+        interval.whatIf[1].holdsOverInterval = false;
+        view.setAnswer(interval);
         QVERIFY(!view.whatIfTable()->isColumnHidden(OomWhatIfModel::IntervalColumn));
-        QCOMPARE(model->index(1, OomWhatIfModel::IntervalColumn).data().toString(), QStringLiteral("no OOM at any limit in it"));
+        QVERIFY(!view.whatIfNoteLabel()->isVisible());
+        QCOMPARE(model->index(1, OomWhatIfModel::IntervalColumn).data().toString(), QStringLiteral("OOMs below 6.50 GiB"));
+        // A long config wraps at its commas instead of pushing the answer columns out of sight.
+        OomAnswerData combo = interval;
+        combo.whatIf[1].config = QStringLiteral("expandable_segments:True,max_split_size_mb:128,roundup_power2_divisions:4,garbage_collection_threshold:0.6");
+        view.setAnswer(combo);
+        QCOMPARE(model->index(1, OomWhatIfModel::ConfigColumn).data().toString(),
+                 QStringLiteral("expandable_segments:True, max_split_size_mb:128, roundup_power2_divisions:4, garbage_collection_threshold:0.6"));
+        QCOMPARE(model->index(1, OomWhatIfModel::ConfigColumn).data(Qt::ToolTipRole).toString(), combo.whatIf[1].config);
+        QVERIFY(view.whatIfTable()->columnWidth(OomWhatIfModel::ConfigColumn) < view.whatIfTable()->width() / 2);
+        QVERIFY(view.whatIfTable()->rowHeight(1) > view.whatIfTable()->rowHeight(0));  // wrapped
         // Every row on screen without scrolling the table itself.
         QVERIFY(view.whatIfTable()->height() >= view.whatIfTable()->rowViewportPosition(1) + view.whatIfTable()->rowHeight(1));
 

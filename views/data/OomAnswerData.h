@@ -51,6 +51,7 @@ struct OomWhatIfRow {
     // How the answer holds over a limit interval: "no OOM at any limit in it", "OOMs below
     // 6.10 GiB", "OOMs at every limit in it"; "" when the limit is a point.
     QString overInterval;
+    bool holdsOverInterval = true;  // the same answer at every limit of the interval (or a point limit)
 };
 
 struct OomAnswerData {

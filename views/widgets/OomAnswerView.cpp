@@ -26,6 +26,8 @@ namespace allocscope::views {
 namespace {
 constexpr int kHolderRowsShown = 10;   // the holders list scrolls inside itself beyond this
 constexpr int kMessageLines = 6;
+constexpr int kConfigChars = 24;       // the what-if's config column wraps beyond this
+constexpr int kIntervalChars = 20;     // and its interval column
 
 QString bytesOrUnknown(qint64 bytes) { return bytes < 0 ? OomAnswerView::tr("not known") : Formatting::bytes(bytes); }
 
@@ -49,6 +51,7 @@ OomAnswerView::OomAnswerView(QWidget* parent)
       content_(new QWidget),
       status_(new QLabel(content_)),
       headline_(new QLabel(content_)),
+      headlineNote_(new QLabel(content_)),
       subtitle_(new QLabel(content_)),
       details_(new QWidget(content_)),
       bar_(new OomRequestBar(details_)),
@@ -72,7 +75,7 @@ OomAnswerView::OomAnswerView(QWidget* parent)
     layout->setSpacing(8);
     status_->setWordWrap(true);
     layout->addWidget(status_);
-    for (QLabel* label : {headline_, subtitle_}) {
+    for (QLabel* label : {headline_, headlineNote_, subtitle_}) {
         label->setWordWrap(true);
         label->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
         layout->addWidget(label);
@@ -122,7 +125,7 @@ OomAnswerView::OomAnswerView(QWidget* parent)
     whatIfTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
     whatIfTable_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // as tall as its rows: the page scrolls
     whatIfTable_->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
-    whatIfTable_->setWordWrap(false);
+    whatIfTable_->setWordWrap(true);
     whatIfTable_->horizontalHeader()->setStretchLastSection(true);
     whatIfTable_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     d->addWidget(whatIfTable_);
@@ -171,6 +174,14 @@ void OomAnswerView::applyFonts() {
     message_->setFixedHeight(metrics.lineSpacing() * kMessageLines + 2 * message_->frameWidth() + 8);
 }
 
+QPair<QString, QString> OomAnswerView::splitHeadline(const QString& headline) {
+    const qsizetype cut = headline.indexOf(QStringLiteral("; "));
+    if (cut < 0) return {headline, QString()};
+    QString note = headline.mid(cut + 2);
+    if (!note.isEmpty()) note[0] = note[0].toUpper();
+    return {headline.left(cut), note};
+}
+
 QString OomAnswerView::limitText(const OomLimit& limit) {
     if (!limit.known()) return tr("not known");
     QString text = limit.isInterval() ? tr("between %1 and %2").arg(Formatting::bytes(limit.low), Formatting::bytes(limit.high))
@@ -204,13 +215,16 @@ void OomAnswerView::showStatus(const QString& text) {
     status_->setVisible(!text.isEmpty());
     const bool answered = text.isEmpty() && answer_.run > 0;
     headline_->setVisible(answered);
+    headlineNote_->setVisible(answered && !headlineNote_->text().isEmpty());
     subtitle_->setVisible(answered);
     details_->setVisible(answered);
 }
 
 void OomAnswerView::setAnswer(const OomAnswerData& answer) {
     answer_ = answer;
-    headline_->setText(answer.headline);
+    const auto [title, qualifier] = splitHeadline(answer.headline);
+    headline_->setText(title);
+    headlineNote_->setText(qualifier);
     QStringList sub;
     sub << tr("Run %1: %2").arg(answer.run).arg(answer.runName);
     sub << (answer.config.isEmpty() ? tr("default config") : answer.config);
@@ -232,12 +246,38 @@ void OomAnswerView::setAnswer(const OomAnswerData& answer) {
     stacks_->setEnabled(answer.event >= 0);
 
     whatIfModel_->setRows(answer.whatIf);
-    whatIfTable_->setColumnHidden(OomWhatIfModel::IntervalColumn, !answer.limit.isInterval());
-    whatIfNote_->setText(answer.whatIfNote);
-    whatIfNote_->setVisible(!answer.whatIfNote.isEmpty());
+    // The interval column only where some answer depends on the limit; when none does, one line
+    // says so (the common case, and the table keeps its room for the numbers).
+    const bool depends = std::any_of(answer.whatIf.begin(), answer.whatIf.end(), [](const OomWhatIfRow& r) { return !r.holdsOverInterval; });
+    whatIfTable_->setColumnHidden(OomWhatIfModel::IntervalColumn, !answer.limit.isInterval() || !depends);
+    QString note = answer.whatIfNote;
+    if (note.isEmpty() && !answer.whatIf.empty() && answer.limit.isInterval() && !depends) {
+        note = tr("Each config's answer is the same at every limit of the interval (%1 – %2).")
+                   .arg(Formatting::bytes(answer.limit.low), Formatting::bytes(answer.limit.high));
+    }
+    whatIfNote_->setText(note);
+    whatIfNote_->setVisible(!note.isEmpty());
     whatIfTable_->setVisible(!answer.whatIf.empty());
     whatIfTable_->resizeColumnsToContents();
-    whatIfTable_->resizeRowsToContents();  // one text line a row, not the style's taller default
+    // A config of four options is ~100 characters: wrapped at its commas rather than pushing the
+    // answer columns out of sight.
+    // Never narrower than its longest option (bold: the rows without an OOM), which cannot wrap.
+    QFont bold = whatIfTable_->font();
+    bold.setBold(true);
+    const QFontMetrics boldMetrics(bold);
+    int widestOption = 0;
+    for (const OomWhatIfRow& row : answer.whatIf) {
+        for (const QString& option : OomWhatIfModel::configLabel(row).split(QLatin1Char(' ')))
+            widestOption = std::max(widestOption, boldMetrics.horizontalAdvance(option));
+    }
+    whatIfTable_->setColumnWidth(OomWhatIfModel::ConfigColumn,
+                                 std::min(whatIfTable_->columnWidth(OomWhatIfModel::ConfigColumn),
+                                          std::max(widestOption + 16, fontMetrics().averageCharWidth() * kConfigChars)));
+    if (answer.limit.isInterval()) {
+        whatIfTable_->setColumnWidth(OomWhatIfModel::IntervalColumn, std::min(whatIfTable_->columnWidth(OomWhatIfModel::IntervalColumn),
+                                                                               fontMetrics().averageCharWidth() * kIntervalChars));
+    }
+    whatIfTable_->resizeRowsToContents();  // one text line a row (two for a long config), not the style's taller default
     fitTableHeight();
 
     holders_->clear();
@@ -262,7 +302,7 @@ void OomAnswerView::setAnswer(const OomAnswerData& answer) {
     const int shown = static_cast<int>(std::min<std::size_t>(answer.holders.size(), kHolderRowsShown)) + 1;
     const int rowHeight = answer.holders.empty() ? 0 : holders_->sizeHintForRow(0);
     holders_->setFixedHeight(holders_->header()->sizeHint().height() + shown * std::max(rowHeight, fontMetrics().height() + 4) + 2 * holders_->frameWidth() + 2);
-    QString note;
+    note.clear();
     if (answer.holders.empty()) note = tr("No live block at the failure.");
     if (answer.holdersOmitted > 0) {
         const QString more = Formatting::counted(answer.holdersOmitted, tr("block"), tr("blocks"));

@@ -40,7 +40,12 @@ public:
     static QString limitText(const OomLimit& limit);
 
     QLabel* headlineLabel() const { return headline_; }
+    QLabel* headlineNote() const { return headlineNote_; }
+    // The headline's answer (large) and what qualifies it (normal text): split at its first "; ",
+    // so a long note does not fill the page in large type.
+    static QPair<QString, QString> splitHeadline(const QString& headline);
     QLabel* statusLabel() const { return status_; }
+    QLabel* whatIfNoteLabel() const { return whatIfNote_; }
     OomRequestBar* bar() const { return bar_; }
     OomWhatIfModel* whatIfModel() const { return whatIfModel_; }
     QTableView* whatIfTable() const { return whatIfTable_; }
@@ -66,6 +71,7 @@ private:
     QWidget* content_;
     QLabel* status_;
     QLabel* headline_;
+    QLabel* headlineNote_;
     QLabel* subtitle_;
     QWidget* details_;  // everything under the headline: hidden while a status is shown
     QList<QPair<QLabel*, QLabel*>> factLabels_;

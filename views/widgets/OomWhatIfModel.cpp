@@ -6,14 +6,13 @@
 
 namespace allocscope::views {
 namespace {
-const char* const kHeaders[OomWhatIfModel::NUM_COLUMNS] = {"Config", "OOM", "Where", "Peak reserved", "Headroom", "Over the limit interval"};
+const char* const kHeaders[OomWhatIfModel::NUM_COLUMNS] = {"Config", "At the limit", "Over the interval", "Peak", "Headroom"};
 const char* const kHeaderTips[OomWhatIfModel::NUM_COLUMNS] = {
     "The PYTORCH_CUDA_ALLOC_CONF replayed (the configs allocscope-cli recommend tries)",
-    "Whether the program runs out of memory under this config at the inferred limit (its low end when it is an interval)",
-    "Where the first OOM happens: the program op and the request",
-    "The most memory held from the driver at once (reserved_bytes peak)",
-    "How far below the limit the peak stays: the room left for other work",
-    "Whether the answer holds at every limit of the interval, or where it changes"};
+    "Whether the program runs out of memory under this config at the inferred limit, and where the first OOM happens",
+    "Whether the answer holds at every limit of the inferred interval, or where it changes",
+    "Peak reserved: the most memory held from the driver at once (reserved_bytes peak)",
+    "How far below the limit the peak stays: the room left for other work"};
 }  // namespace
 
 OomWhatIfModel::OomWhatIfModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -25,7 +24,9 @@ void OomWhatIfModel::setRows(std::vector<OomWhatIfRow> rows) {
 }
 
 QString OomWhatIfModel::configLabel(const OomWhatIfRow& row) {
-    const QString config = row.config.isEmpty() ? tr("default") : row.config;
+    // A space after each comma lets the column wrap between options (the tooltip keeps the exact text).
+    QString config = row.config.isEmpty() ? tr("default") : row.config;
+    config.replace(QLatin1Char(','), QStringLiteral(", "));
     return row.recorded ? tr("%1 (the run's)").arg(config) : config;
 }
 
@@ -40,8 +41,7 @@ QVariant OomWhatIfModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
             case ConfigColumn: return configLabel(row);
-            case OomColumn: return row.oom ? tr("OOM") : tr("no OOM");
-            case WhereColumn: return row.oom ? row.where : QString();
+            case OomColumn: return !row.oom ? tr("no OOM") : row.where.isEmpty() ? tr("OOM") : tr("OOM at %1").arg(row.where);
             case PeakReservedColumn: return bytesOrDash(row.peakReserved);
             case HeadroomColumn: return row.oom ? QStringLiteral("-") : bytesOrDash(row.headroom);
             case IntervalColumn: return row.overInterval;
@@ -64,7 +64,8 @@ QVariant OomWhatIfModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::TextAlignmentRole && (index.column() == PeakReservedColumn || index.column() == HeadroomColumn)) {
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     }
-    if (role == Qt::ToolTipRole && index.column() == WhereColumn && row.oom) return row.where;
+    if (role == Qt::ToolTipRole && index.column() == OomColumn && row.oom) return row.where;
+    if (role == Qt::ToolTipRole && index.column() == ConfigColumn) return row.config.isEmpty() ? tr("PyTorch's defaults") : row.config;
     return {};
 }
 

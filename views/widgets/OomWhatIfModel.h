@@ -1,8 +1,9 @@
 #pragma once
 // The OOM tab's what-if table: one row per config `recommend` tries, replayed at the inferred
-// limit: OOM or not, where it fails, peak reserved, headroom under the limit, and -- when the
-// limit is an interval -- whether the answer holds over all of it. The run's own config is
-// marked; rows that avoid the OOM say so in bold.
+// limit: OOM or not and where it fails (one column: the centre is narrow beside the docks), and --
+// when the limit is an interval -- whether that holds over all of it, beside the answer it
+// qualifies; then peak reserved and the headroom under the limit. The run's own config is marked;
+// rows that avoid the OOM are bold.
 #include <QAbstractTableModel>
 
 #include <vector>
@@ -14,14 +15,15 @@ namespace allocscope::views {
 class OomWhatIfModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { ConfigColumn = 0, OomColumn, WhereColumn, PeakReservedColumn, HeadroomColumn, IntervalColumn, NUM_COLUMNS };
+    enum Column { ConfigColumn = 0, OomColumn, IntervalColumn, PeakReservedColumn, HeadroomColumn, NUM_COLUMNS };
     enum Roles { SortRole = Qt::UserRole + 1 };
 
     explicit OomWhatIfModel(QObject* parent = nullptr);
 
     void setRows(std::vector<OomWhatIfRow> rows);
     const std::vector<OomWhatIfRow>& rows() const { return rows_; }
-    // The config as the table names it: "default" for the defaults, "(the run's)" after its own.
+    // The config as the table names it: "default" for the defaults, "(the run's)" after its own,
+    // a space after each comma.
     static QString configLabel(const OomWhatIfRow& row);
 
     int rowCount(const QModelIndex& parent = QModelIndex()) const override;
