@@ -42,7 +42,9 @@ views::OomLimit OomAnswerAdapter::limitOfRun(const storage::RunRow& run, const a
     const QString gpu = run.info.gpu.empty() ? QObject::tr("the run's GPU") : qs(run.info.gpu);
     if (run.info.memoryFraction < 1.0 && run.info.totalMemory > 0) {
         limit.low = limit.high = static_cast<quint64>(run.info.memoryFraction * static_cast<double>(run.info.totalMemory));
-        limit.how = QObject::tr("memory fraction %1 of %2's %3").arg(run.info.memoryFraction).arg(gpu, Formatting::bytes(static_cast<quint64>(run.info.totalMemory)));
+        limit.how = QObject::tr("memory fraction %1 of %2's %3")
+                        .arg(run.info.memoryFraction)
+                        .arg(gpu, Formatting::bytes(static_cast<quint64>(run.info.totalMemory)));
         return limit;
     }
     // The oom event carries what the device still had free: the limit is that beyond what was reserved.

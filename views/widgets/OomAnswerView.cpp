@@ -301,7 +301,8 @@ void OomAnswerView::setAnswer(const OomAnswerData& answer) {
     // before the list scrolls inside itself.
     const int shown = static_cast<int>(std::min<std::size_t>(answer.holders.size(), kHolderRowsShown)) + 1;
     const int rowHeight = answer.holders.empty() ? 0 : holders_->sizeHintForRow(0);
-    holders_->setFixedHeight(holders_->header()->sizeHint().height() + shown * std::max(rowHeight, fontMetrics().height() + 4) + 2 * holders_->frameWidth() + 2);
+    holders_->setFixedHeight(holders_->header()->sizeHint().height() + shown * std::max(rowHeight, fontMetrics().height() + 4) +
+                             2 * holders_->frameWidth() + 2);
     note.clear();
     if (answer.holders.empty()) note = tr("No live block at the failure.");
     if (answer.holdersOmitted > 0) {
