@@ -722,6 +722,7 @@ void MainWindow::goToEvent(qint64 seq) {
 
 void MainWindow::showView(const QString& name) {
     const QString n = name.toLower();
+    oom_->keepChosenView();  // a lesson's or --view's choice is not overridden by an OOM run selected after it
     if (n == QLatin1String("segments")) tabs_->setCurrentWidget(segmentMap_);
     else if (n == QLatin1String("heatmap")) tabs_->setCurrentWidget(heatmap_);
     else if (n == QLatin1String("timeline")) tabs_->setCurrentWidget(timeline_);

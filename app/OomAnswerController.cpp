@@ -30,6 +30,7 @@ OomAnswerController::OomAnswerController(QTabWidget* tabs, LessonNavigator* wind
         if (!window_) return;
         window_->goToEvent(event);
         window_->showView(QStringLiteral("stacks"));
+        keepView_ = false;  // the user's own step: the next OOM run still opens on its answer
     });
 }
 
@@ -50,6 +51,7 @@ OomAnswerController* OomAnswerController::install(QTabWidget* tabs, LessonNaviga
 void OomAnswerController::showTab(bool visible) { tabs_->setTabVisible(tabs_->indexOf(view_), visible); }
 
 void OomAnswerController::bringToFront() {
+    keepView_ = false;
     if (run_ <= 0) return;
     showTab(true);
     tabs_->setCurrentWidget(view_);
@@ -67,7 +69,9 @@ void OomAnswerController::setRun(const QString& path, const views::RunListData& 
     if (path == path_ && number == run_) return;  // the same run again (a reload): its answer stands
     path_ = path;
     run_ = number;
-    bringToFront();  // the first thing to see for a run that failed
+    if (keepView_) showTab(true);
+    else bringToFront();  // the first thing to see for a run that failed
+    keepView_ = false;
     start();
 }
 

@@ -44,6 +44,9 @@ public:
     void setRun(const QString& path, const views::RunListData& runs, int number);
     void clear();
     void bringToFront();
+    // A view was chosen on purpose (a lesson's step, --view): the next run with an OOM shows its
+    // tab without bringing it to the front.
+    void keepChosenView() { keepView_ = true; }
     // Replaces the recorded-run analysis (tests; the default is OomAnalyzer's).
     void setAnalysis(Analysis analysis) { analysis_ = std::move(analysis); }
 
@@ -69,6 +72,7 @@ private:
     int run_ = 0;
     BackgroundJob* job_ = nullptr;
     quint64 generation_ = 0;
+    bool keepView_ = false;
 };
 
 }  // namespace allocscope::app

@@ -2,7 +2,8 @@
 // oom-with-free-memory workload, recorded as the app records it) opens with the OOM tab in front,
 // its headline and facts read from the oom event and the state right after it; the "Blocks and
 // call stacks at the failure" button moves the scrubber to the oom event and shows the Stacks
-// tab there; a run without an OOM hides the tab again. A PyTorch snapshot pickle recorded up to
+// tab there; a run without an OOM hides the tab again; a view chosen on purpose (a lesson's, --view)
+// is not overridden. A PyTorch snapshot pickle recorded up to
 // its OOM (tests/replay/OomRecording, under a memory fraction of an H100) opens the same way, and
 // its answer fills in from the analysis: the headline `allocscope-cli oom` prints first, PyTorch's
 // message, and the what-if rows with expandable_segments:True avoiding the OOM.
@@ -23,6 +24,7 @@
 #include "app/OomAnswerAdapter.h"
 #include "app/OomAnswerController.h"
 #include "app/StacksPage.h"
+#include "views/charts/TimelineChartView.h"
 #include "storage/session/ProgramRecording.h"
 #include "storage/session/SessionWriter.h"
 #include "tests/replay/OomRecording.h"
@@ -187,6 +189,25 @@ private slots:
         QCOMPARE(tabs->currentWidget(), oom->view());
         QTRY_VERIFY_WITH_TIMEOUT(!oom->isComputing(), kTimeout);
         QCOMPARE(oom->view()->answer().requestBytes, 256ull << 20);
+    }
+
+    // A view chosen on purpose while the session still loads (a lesson's step, --view) stays in
+    // front; the OOM tab is there beside it.
+    void aChosenViewIsKept() {
+        MainWindow window;
+        window.resize(1280, 720);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.openFile(session_));
+        window.selectRun(1);
+        window.showView(QStringLiteral("timeline"));
+        QTRY_COMPARE_WITH_TIMEOUT(window.currentRun(), 1, kTimeout);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.oomAnswer()->isComputing(), kTimeout);
+        QTabWidget* tabs = window.viewTabs();
+        QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(window.timeline()));
+        QVERIFY(tabs->isTabVisible(tabs->indexOf(window.oomAnswer()->view())));
+        window.showView(QStringLiteral("oom"));
+        QCOMPARE(tabs->currentWidget(), window.oomAnswer()->view());
     }
 
     void anOomSnapshotOpensOnItsAnswerWithTheWhatIf() {
