@@ -1,6 +1,7 @@
 #include "allocator/compare/OomAnalyzer.h"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include "allocator/compare/ComparisonEngine.h"
@@ -8,6 +9,7 @@
 #include "allocator/config/ConfigParser.h"
 #include "allocator/core/CachingAllocator.h"
 #include "allocator/core/FormatSize.h"
+#include "allocator/replay/ConfigReplay.h"
 #include "allocator/replay/LimitInference.h"
 #include "allocator/replay/TraceReplayer.h"
 
@@ -37,18 +39,82 @@ RecordedTrace prefix(const RecordedTrace& trace, std::size_t last) {
     return cut;  // no final segments: the recording's are those of its end, not of the failure
 }
 
-CompareDevice deviceOf(const MemoryLimit& limit) {
-    CompareDevice d;
-    d.name = limit.deviceName;
-    d.totalMemory = limit.totalMemory;
-    d.otherMemory = limit.otherMemory;
-    d.memoryFraction = limit.memoryFraction;
-    return d;
-}
 
-bool oomsAt(const Program& program, const CompareConfig& config, const MemoryLimit& limit, std::uint64_t bytes) {
-    return ComparisonEngine::runOne(program, config, deviceOf(limit.at(bytes))).oom();
-}
+// One config's run at one limit: did it OOM (first where), and its peak reserved.
+struct Outcome {
+    bool oom = false;
+    std::optional<std::uint64_t> oomOp;
+    std::uint64_t peakReserved = 0;
+    bool modelled = false;  // cudaMallocAsync: a fitted model (AsyncBackendModel.h), not segments
+};
+
+// Runs configs the way `replay --config` does (ConfigReplay: the recorded config checked against
+// the recording, another a what-if whose new segments the driver model places), so the recorded
+// config OOMs exactly where the recording did. cudaMallocAsync keeps no segments to replay
+// into: it runs the recorded program through its model (ComparisonEngine), as `compare` does.
+class WhatIfRunner {
+public:
+    WhatIfRunner(const RecordedTrace& trace, const AllocatorConfig& recorded, const MemoryLimit& limit, const Program& program)
+        : trace_(trace), recorded_(recorded), limit_(limit), program_(program) {
+        // The program's explicit empty_cache() calls and private pools, learnt once.
+        ReplayOptions exact;
+        exact.config = recorded;
+        exact.keepOps = false;
+        LimitInference::apply(limit, exact);
+        const ReplayResult learnt = TraceReplayer::replay(trace, exact);
+        emptyCacheSteps_ = learnt.emptyCacheSteps;
+        poolAssignments_ = learnt.poolAssignments;
+    }
+
+    Outcome run(const CompareConfig& config, std::uint64_t bytes) const {
+        Outcome out;
+        const MemoryLimit at = limit_.at(bytes);
+        if (config.config.backend == Backend::CudaMallocAsync) {
+            const RunMetrics run = ComparisonEngine::runOne(program_, config, deviceOf(at));
+            out.oom = run.oom();
+            if (out.oom) out.oomOp = run.ooms.front().opIndex;
+            out.peakReserved = run.peakReserved;
+            out.modelled = true;
+            return out;
+        }
+        ReplayOptions options;
+        options.config = config.config;
+        options.keepOps = false;
+        options.continueAfterOom = false;  // the first OOM answers the question
+        LimitInference::apply(at, options);
+        const bool recorded = config.config == recorded_;
+        if (!recorded) {
+            options.emptyCacheSteps = emptyCacheSteps_;
+            options.poolAssignments = poolAssignments_;
+        }
+        const ConfigReplay plan(trace_, recorded_, options, WhatIfPlacement::Driver);
+        const ReplayResult r = plan.run();
+        out.oomOp = r.unexpectedOomOp;
+        for (const RecordedOomOutcome& o : r.recordedOoms) {
+            if (o.reproduced && (!out.oomOp || o.opIndex < *out.oomOp)) out.oomOp = o.opIndex;
+        }
+        out.oom = out.oomOp.has_value();
+        out.peakReserved = r.stats.reserved_bytes[kAggregate].peak;
+        return out;
+    }
+
+private:
+    static CompareDevice deviceOf(const MemoryLimit& limit) {
+        CompareDevice d;
+        d.name = limit.deviceName;
+        d.totalMemory = limit.totalMemory;
+        d.otherMemory = limit.otherMemory;
+        d.memoryFraction = limit.memoryFraction;
+        return d;
+    }
+
+    const RecordedTrace& trace_;
+    const AllocatorConfig& recorded_;
+    const MemoryLimit& limit_;
+    const Program& program_;
+    std::vector<std::size_t> emptyCacheSteps_;
+    std::map<std::size_t, PoolId> poolAssignments_;
+};
 
 std::vector<std::string> framesOf(const StackTable& stacks, std::uint32_t id) {
     std::vector<std::string> out;
@@ -57,7 +123,7 @@ std::vector<std::string> framesOf(const StackTable& stacks, std::uint32_t id) {
     return out;
 }
 
-void whatIf(OomAnswer& answer, const Program& program, const AllocatorConfig& recorded) {
+void whatIf(OomAnswer& answer, const RecordedTrace& trace, const Program& program, const AllocatorConfig& recorded) {
     const MemoryLimit& limit = answer.limit;
     std::vector<CompareConfig> configs = Recommender::grid(limit.cause == MemoryLimit::Cause::MemoryFraction ||
                                                            limit.memoryFraction.has_value());
@@ -68,20 +134,21 @@ void whatIf(OomAnswer& answer, const Program& program, const AllocatorConfig& re
     } else {
         std::rotate(configs.begin(), own, own + 1);  // the recorded config first
     }
+    const WhatIfRunner runner(trace, recorded, limit, program);
     for (const CompareConfig& config : configs) {
         OomWhatIfRow row;
         row.config = config.label;
         row.recorded = config.config == recorded;
-        const RunMetrics run = ComparisonEngine::runOne(program, config, deviceOf(limit));
-        row.oom = run.oom();
-        if (row.oom) row.oomOp = run.ooms.front().opIndex;
+        const Outcome run = runner.run(config, limit.bytes);
+        row.oom = run.oom;
+        row.oomOp = run.oomOp;
         row.peakReserved = run.peakReserved;
         row.headroom = static_cast<std::int64_t>(limit.bytes) - static_cast<std::int64_t>(run.peakReserved);
         row.oomAtLow = row.oom;
         row.oomAtHigh = row.oom;
         if (limit.isInterval()) {
-            row.oomAtLow = limit.low == limit.bytes ? row.oom : oomsAt(program, config, limit, limit.low);
-            row.oomAtHigh = limit.high == limit.bytes ? row.oom : oomsAt(program, config, limit, limit.high);
+            row.oomAtLow = limit.low == limit.bytes ? row.oom : runner.run(config, limit.low).oom;
+            row.oomAtHigh = limit.high == limit.bytes ? row.oom : runner.run(config, limit.high).oom;
         }
         if (!row.holdsOverInterval() && row.oomAtLow) {
             // Smallest granule of the interval without an OOM (more room never adds one here).
@@ -90,7 +157,7 @@ void whatIf(OomAnswer& answer, const Program& program, const AllocatorConfig& re
             std::uint64_t hi = limit.high / g;  // no OOM at high
             while (lo + 1 < hi) {
                 const std::uint64_t mid = lo + (hi - lo) / 2;
-                if (oomsAt(program, config, limit, mid * g)) lo = mid; else hi = mid;
+                if (runner.run(config, mid * g).oom) lo = mid; else hi = mid;
             }
             row.threshold = std::max(limit.low, hi * g);
         }
@@ -104,6 +171,7 @@ void whatIf(OomAnswer& answer, const Program& program, const AllocatorConfig& re
         } else {
             row.verdict = "OOMs above " + formatSize(limit.low) + " only";  // a non-monotone config (gc)
         }
+        if (run.modelled) row.verdict += " (modelled: cudaMallocAsync keeps no segments)";
         answer.whatIf.push_back(std::move(row));
     }
 }
@@ -113,7 +181,8 @@ std::string headline(const OomAnswer& answer) {
     const OomWhatIfRow* avoids = nullptr;
     for (const OomWhatIfRow& row : answer.whatIf) {
         if (row.recorded && !recordedRow) recordedRow = &row;
-        if (row.recorded || row.oom) continue;
+        // The cudaMallocAsync row is a fitted model's: not an answer to give first.
+        if (row.recorded || row.oom || row.config == "backend:cudaMallocAsync") continue;
         // The seed question first: expandable segments, when it avoids it, else the simplest that does.
         if (!avoids || (row.config == "expandable_segments:True" && avoids->config != "expandable_segments:True")) avoids = &row;
     }
@@ -125,8 +194,6 @@ std::string headline(const OomAnswer& answer) {
             out += avoids->holdsOverInterval() ? ", at any limit in the inferred interval" : "; " + avoids->verdict;
         }
     } else {
-        std::uint64_t least = 0;
-        for (const OomWhatIfRow& row : answer.whatIf) least = least == 0 ? row.peakReserved : std::min(least, row.peakReserved);
         out = "no: none of the " + std::to_string(answer.whatIf.size()) + " configs tried avoids this OOM under the " +
               formatSize(answer.limit.bytes) + " limit";
         bool depends = false;
@@ -134,8 +201,8 @@ std::string headline(const OomAnswer& answer) {
         if (depends) out += " (some would at a higher limit in the interval: see the table)";
     }
     if (recordedRow && !recordedRow->oom) {
-        out += "; note: the simulated run of the recorded config does not OOM here either (its new segments are placed "
-               "by the simulated device, not at the recorded addresses)";
+        out += "; note: the replay of the recorded config does not OOM at this limit (it does not reproduce the "
+               "recording here)";
     }
     return out;
 }
@@ -203,7 +270,7 @@ OomAnswer OomAnalyzer::analyze(const RecordedTrace& trace, const AllocatorConfig
     if (holders.size() > kMaxHolders) holders.resize(kMaxHolders);
     answer.holders = std::move(holders);
 
-    whatIf(answer, program, recorded);
+    whatIf(answer, trace, program, recorded);
     answer.headline = headline(answer);
     return answer;
 }

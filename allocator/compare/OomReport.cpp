@@ -14,8 +14,9 @@ std::string signedSize(std::int64_t bytes) {
     return bytes < 0 ? "-" + formatSize(static_cast<std::uint64_t>(-bytes)) : formatSize(static_cast<std::uint64_t>(bytes));
 }
 
+// Left-aligned in `width` columns, and always one space before the next column.
 std::string padded(std::string text, std::size_t width) {
-    if (text.size() < width) text.append(width - text.size(), ' ');
+    text.append(text.size() < width ? width - text.size() : 1, ' ');
     return text;
 }
 
@@ -51,7 +52,9 @@ std::string OomReport::text(const OomAnswer& a) {
         if (h.frames.empty()) out << "      (no stack recorded)\n";
         for (const std::string& f : h.frames) out << "      " << f << "\n";
     }
-    out << "PyTorch's message:\n  " << (a.pytorchMessage.empty() ? "(not reproduced by the replay)" : a.pytorchMessage) << "\n";
+    // A snapshot keeps neither the device's total memory nor the process's other memory: the
+    // message's figures for those two come from the inferred device.
+    out << "PyTorch's message, as the replay rebuilds it (total capacity and non-PyTorch memory are estimates):\n  " << (a.pytorchMessage.empty() ? "(not reproduced by the replay)" : a.pytorchMessage) << "\n";
     out << "what-if at the " << formatSize(a.limit.bytes) << " limit";
     if (a.limit.isInterval()) out << " (and at " << formatSize(a.limit.low) << " and " << formatSize(a.limit.high) << ")";
     out << ":\n";

@@ -135,7 +135,11 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
         return d;
     };
     std::optional<RecordedOomOutcome> fitted;  // the first Fits probe's failure
-    auto classify = [&](std::uint64_t limit) {
+    std::optional<ReplayDivergence> otherDivergence;  // a loose probe's divergence before the OOM
+    // Strict: the replay reproduces the recording up to and including the OOM. Loose (when no
+    // limit does, e.g. addresses that the replay places elsewhere from the first segment on): the
+    // OOMs alone, none earlier than recorded and the recorded one failing again.
+    auto classify = [&](std::uint64_t limit, bool strict) {
         apply(deviceAt(limit), probe);
         const ReplayResult r = TraceReplayer::replay(trace, probe);
         // The private pools the first probe's inference found are kept for the others: a probe
@@ -145,11 +149,12 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
                                         [&](const RecordedOomOutcome& o) { return o.entryIndex == oom->entry; });
         if (first == r.recordedOoms.end()) return Fit::TooSmall;  // stopped (or diverged) before it
         std::uint64_t problem = std::numeric_limits<std::uint64_t>::max();
-        if (r.divergence) problem = r.divergence->opIndex;
+        if (r.divergence && strict) problem = r.divergence->opIndex;
         if (r.unexpectedOomOp) problem = std::min(problem, *r.unexpectedOomOp);
         if (first->reproduced) {
             if (problem <= first->opIndex) return Fit::TooSmall;
             if (!fitted) fitted = *first;
+            if (!strict && r.divergence && r.divergence->opIndex < first->opIndex) otherDivergence = r.divergence;
             return Fit::Fits;
         }
         return problem < first->opIndex ? Fit::TooSmall : Fit::TooLarge;
@@ -159,10 +164,10 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
     // OOM vanishes (at most 2^50 bytes: no device is that large).
     const std::uint64_t request = allocationSize(oom->size);
     std::uint64_t upper = (m.peakReserved + request) / kG + 1;
-    Fit atUpper = classify(upper * kG);
+    Fit atUpper = classify(upper * kG, false);
     while (atUpper != Fit::TooLarge && upper < (1ull << 50) / kG) {
         upper *= 2;
-        atUpper = classify(upper * kG);
+        atUpper = classify(upper * kG, false);
     }
     m.oomOp.reset();
     m.oomEntry = oom->entry;
@@ -173,26 +178,41 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
         m.pick = "no limit makes the OOM vanish";
         return m;
     }
-    // Smallest granule that is not too small, then smallest that is too large.
-    std::uint64_t lo = 0;
-    std::uint64_t hi = upper;  // classify(hi) is not TooSmall
-    while (lo < hi) {
-        const std::uint64_t mid = lo + (hi - lo) / 2;
-        if (classify(mid * kG) == Fit::TooSmall) lo = mid + 1; else hi = mid;
-    }
-    const std::uint64_t lowK = lo;
-    lo = lowK;
-    hi = upper;  // classify(hi) is TooLarge
-    while (lo < hi) {
-        const std::uint64_t mid = lo + (hi - lo) / 2;
-        if (classify(mid * kG) == Fit::TooLarge) hi = mid; else lo = mid + 1;
-    }
-    const std::uint64_t tooLargeK = lo;
-    fitted.reset();
-    if (tooLargeK <= lowK || classify(lowK * kG) != Fit::Fits) {
+    // Smallest granule that is not too small, then smallest that is too large; nullopt when the
+    // granule found is not one that fits.
+    auto search = [&](bool strict) -> std::optional<std::pair<std::uint64_t, std::uint64_t>> {
+        std::uint64_t lo = 0;
+        std::uint64_t hi = upper;  // classify(hi) is not TooSmall (loosely; strictly perhaps not)
+        while (lo < hi) {
+            const std::uint64_t mid = lo + (hi - lo) / 2;
+            if (classify(mid * kG, strict) == Fit::TooSmall) lo = mid + 1; else hi = mid;
+        }
+        const std::uint64_t lowK = lo;
+        hi = upper;  // classify(hi) is TooLarge
+        while (lo < hi) {
+            const std::uint64_t mid = lo + (hi - lo) / 2;
+            if (classify(mid * kG, strict) == Fit::TooLarge) hi = mid; else lo = mid + 1;
+        }
+        fitted.reset();
+        otherDivergence.reset();
+        if (lo <= lowK || classify(lowK * kG, strict) != Fit::Fits) return std::nullopt;
+        return std::make_pair(lowK, lo);
+    };
+    std::optional<std::pair<std::uint64_t, std::uint64_t>> found = search(true);
+    const bool loose = !found;
+    if (loose) found = search(false);
+    if (!found) {
         m.source = MemoryLimit::Source::Unreproduced;
         m.pick = "no limit reproduces the recording up to its OOM";
         return m;
+    }
+    const auto [lowK, tooLargeK] = *found;
+    // Honest about a loose interval: the replay does not reproduce what came before the OOM.
+    std::string caveat;
+    if (loose) {
+        caveat = "; the interval is bounded by the OOMs alone: the replay leaves the recording before the OOM for "
+                 "another reason";
+        if (otherDivergence) caveat += " (first at op " + std::to_string(otherDivergence->opIndex) + ": " + otherDivergence->what + ")";
     }
     m.source = MemoryLimit::Source::Inferred;
     m.low = lowK * kG;
@@ -214,6 +234,7 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
             deviceFor(m, std::clamp(point, m.low, m.high));
             m.pick = "reserved + device_free (" + formatSize(point) + ") is outside it: its nearest end";
         }
+        m.pick += caveat;
         return m;
     }
     // A fraction of the device the driver describes: what the allocator held, what was free, and
@@ -221,19 +242,23 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
     m.totalMemory = reservedAtFailure + oom->deviceFree + fallback.otherMemory;
     m.otherMemory = fallback.otherMemory;
     const double total = static_cast<double>(m.totalMemory);
-    // The roundest fraction whose allowed maximum lies in the interval, nearest its middle.
+    // The roundest fraction whose allowed maximum lies in the interval: the fewest decimals, then
+    // a multiple of 5 in the last one (people write 0.025 and 0.045), then the nearest the middle.
     const double middle = (static_cast<double>(m.low) + static_cast<double>(m.high)) / 2.0;
     for (int digits = 1; digits <= 4 && !m.memoryFraction; ++digits) {
         const double scale = std::pow(10.0, digits);
-        const double f = std::round(middle / total * scale) / scale;
-        for (const double candidate : {f, f - 1.0 / scale, f + 1.0 / scale}) {
-            if (candidate <= 0.0 || candidate >= 1.0) continue;
+        const auto first = static_cast<std::int64_t>(std::ceil(static_cast<double>(m.low) / total * scale));
+        const auto last = static_cast<std::int64_t>(std::floor(static_cast<double>(m.high) / total * scale));
+        std::optional<std::pair<int, double>> best;  // (not a multiple of 5, distance to the middle)
+        for (std::int64_t k = std::max<std::int64_t>(first - 1, 1); k <= last + 1 && k < static_cast<std::int64_t>(scale); ++k) {
+            const double candidate = static_cast<double>(k) / scale;
             const auto allowed = static_cast<std::uint64_t>(candidate * total);
-            if (allowed >= m.low && allowed <= m.high) {
-                m.memoryFraction = candidate;
-                m.bytes = allowed;
-                break;
-            }
+            if (allowed < m.low || allowed > m.high) continue;
+            const std::pair<int, double> score{k % 5 == 0 ? 0 : 1, std::abs(static_cast<double>(allowed) - middle)};
+            if (best && *best <= score) continue;
+            best = score;
+            m.memoryFraction = candidate;
+            m.bytes = allowed;
         }
     }
     if (m.memoryFraction) {
@@ -242,6 +267,7 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
         deviceFor(m, m.low + (m.high - m.low) / 2 / kG * kG);
         m.pick = "its middle (no round fraction of the " + formatSize(m.totalMemory) + " device_free implies falls in it)";
     }
+    m.pick += caveat;
     return m;
 }
 

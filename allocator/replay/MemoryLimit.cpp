@@ -41,18 +41,18 @@ std::string MemoryLimit::describe() const {
                 << (cause == Cause::MemoryFraction ? "a memory fraction stopped the allocator: the driver still had "
                                                    : "the device was full: the driver had only ")
                 << formatSize(deviceFree) << " free for a " << formatSize(requested) << " request; picked " << pick
-                << "; simulating " << device;
+                << "; replayed on " << device;
             break;
         case Source::Explicit:
-            out << "limit: " << formatSize(bytes) << " as given, simulating " << device;
+            out << "limit: " << formatSize(bytes) << " as given, on " << device;
             if (oomEntry) out << " (the recorded OOM is not used to infer one)";
             break;
         case Source::Unreproduced:
             out << "limit not inferred: " << pick << " (trace entry " << oomEntry.value_or(0)
-                << ", device_free " << formatSize(deviceFree) << "); simulating " << device;
+                << ", device_free " << formatSize(deviceFree) << "); replayed on " << device;
             break;
         case Source::Preset:
-            out << "no OOM recorded: the limit is at least " << formatSize(low) << " (the recorded peak reserved); simulating "
+            out << "no OOM recorded: the limit is at least " << formatSize(low) << " (the recorded peak reserved); the GPU stays "
                 << device;
             break;
     }

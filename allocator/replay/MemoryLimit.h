@@ -58,7 +58,7 @@ struct MemoryLimit {
     MemoryLimit at(std::uint64_t limit) const;
     // One line for every verb and view: "limit inferred from the OOM at op 1234: 6.29 GiB (a
     // memory fraction), between 6.27 GiB and 6.30 GiB", "limit: h100-80gb as given (...)",
-    // "no OOM recorded: the limit is at least 1.20 GiB (peak reserved); simulating h100-80gb".
+    // "no OOM recorded: the limit is at least 1.20 GiB (the recorded peak reserved); the GPU stays h100-80gb".
     std::string describe() const;
 };
 

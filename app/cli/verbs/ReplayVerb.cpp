@@ -227,7 +227,8 @@ int runReplay(VerbContext& ctx) {
                             args.trace + " (" + trace.origin + ")", exact ? recordedText : *args.device.config, config};
             int code = kExitOk;
             std::optional<alloc::ReplayResult> replayed =
-                session->recordReplay(ctx, report, trace, plan.options(), run, device->name, plan.whatIfRecordedConfig(), code);
+                session->recordReplay(ctx, report, trace, plan.options(), run, device->real() ? device->name : limit.deviceName,
+                                      plan.whatIfRecordedConfig(), code);
             if (!replayed) return code;
             result = std::move(*replayed);
         }
