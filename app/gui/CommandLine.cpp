@@ -15,7 +15,7 @@ CommandLineOptions parseCommandLine(const QStringList& arguments) {
     const QCommandLineOption runOption(QStringLiteral("run"), QStringLiteral("Select run N of the session."), QStringLiteral("N"));
     const QCommandLineOption eventOption(QStringLiteral("event"), QStringLiteral("Move the scrubber to event E (from 0)."), QStringLiteral("E"));
     const QCommandLineOption viewOption(QStringLiteral("view"), QStringLiteral("Bring a view to the front: segments, heatmap, timeline, compare (the runs of the selected run's program), "
-                                                                         "compare-maps (its Timeline & maps page), allocations, stacks, tensors, ranks or summary."),
+                                                                         "compare-maps (its Timeline & maps page), allocations, stacks, tensors, ranks, summary or oom."),
                                         QStringLiteral("NAME"));
     const QCommandLineOption blockOption(QStringLiteral("block"), QStringLiteral("Select the block covering ADDRESS (hex 0x... or decimal)."),
                                          QStringLiteral("ADDRESS"));
@@ -65,7 +65,7 @@ CommandLineOptions parseCommandLine(const QStringList& arguments) {
         static const QStringList kViews{QStringLiteral("segments"), QStringLiteral("heatmap"), QStringLiteral("timeline"),
                                         QStringLiteral("compare"), QStringLiteral("compare-maps"), QStringLiteral("allocations"),
                                         QStringLiteral("stacks"), QStringLiteral("tensors"), QStringLiteral("ranks"), QStringLiteral("summary"),
-                                        QStringLiteral("inspector")};
+                                        QStringLiteral("inspector"), QStringLiteral("oom")};
         if (!kViews.contains(options.view)) options.error = QStringLiteral("--view must be one of %1, got '%2'").arg(kViews.join(QStringLiteral(", ")), options.view);
     }
     if (parser.isSet(blockOption)) {

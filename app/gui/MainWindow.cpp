@@ -33,6 +33,7 @@
 #include "app/gui/BackgroundJob.h"
 #include "app/gui/SearchController.h"
 #include "app/gui/MultiImport.h"
+#include "app/gui/OomAnswerController.h"
 #include "app/gui/RanksController.h"
 #include "app/gui/ComparePage.h"
 #include "app/gui/ExperimentPanel.h"
@@ -141,6 +142,7 @@ MainWindow::~MainWindow() {
     delete compare_;  // before the document whose writer it may use
     compare_ = nullptr;
     delete ranksController_;  // its reading job too, before the document
+    delete oom_;
     service_->close();
 }
 
@@ -164,6 +166,7 @@ void MainWindow::buildCentre() {
     tabs_->addTab(compare_, tr("C&ompare"));
     stacks_ = StacksPage::install(tabs_, this);
     tabs_->addTab(ranks_, tr("Ra&nks"));
+    oom_ = OomAnswerController::install(tabs_, this, this);  // shown, and in front, for a run with an OOM
     tabs_->setTabToolTip(0, tr("Every reserved segment a row, blocks coloured by state, at the current event (Ctrl+1)"));
     tabs_->setTabToolTip(1, tr("Time × address: where memory was allocated, cached or unreserved over the run (Ctrl+2)"));
     tabs_->setTabToolTip(2, tr("Allocated, reserved, active and requested memory over the run (Ctrl+3)"));
@@ -423,6 +426,7 @@ bool MainWindow::replaceDocument(std::unique_ptr<SessionDocument> doc) {
     scrubber_->setEventCount(0);
     summary_->setData({});
     stacks_->clear();
+    oom_->clear();
     pendingRun_ = -1;
     panel_->setRecordings({});
     updateTitle();
@@ -588,6 +592,7 @@ void MainWindow::onRunSelected(int number) {
     service_->openRun(doc_->path(), number);
     allocationsLoader_->load(doc_->path(), number);
     search_->setRun(doc_->path(), number);
+    oom_->setRun(doc_->path(), runList_->model()->runs(), number);
 }
 
 void MainWindow::onOverview(const RunOverview& overview) {
@@ -717,6 +722,7 @@ void MainWindow::goToEvent(qint64 seq) {
 
 void MainWindow::showView(const QString& name) {
     const QString n = name.toLower();
+    oom_->keepChosenView();  // a lesson's or --view's choice is not overridden by an OOM run selected after it
     if (n == QLatin1String("segments")) tabs_->setCurrentWidget(segmentMap_);
     else if (n == QLatin1String("heatmap")) tabs_->setCurrentWidget(heatmap_);
     else if (n == QLatin1String("timeline")) tabs_->setCurrentWidget(timeline_);
@@ -724,6 +730,7 @@ void MainWindow::showView(const QString& name) {
     else if (n == QLatin1String("allocations")) tabs_->setCurrentWidget(allocations_);
     else if (n == QLatin1String("stacks") || n == QLatin1String("tensors")) stacks_->bringToFront(n == QLatin1String("tensors"));
     else if (n == QLatin1String("ranks")) tabs_->setCurrentWidget(ranks_);
+    else if (n == QLatin1String("oom")) oom_->bringToFront();
     else if (n == QLatin1String("summary")) {
         if (auto* dock = qobject_cast<QDockWidget*>(summary_->parentWidget())) {
             dock->show();

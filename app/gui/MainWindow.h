@@ -48,6 +48,7 @@ class ExperimentPanel;
 class ExportActions;
 class JobTracker;
 class LessonDock;
+class OomAnswerController;
 class RanksController;
 class RecentFiles;
 class SessionDocument;
@@ -111,6 +112,7 @@ public:
     StacksPage* stacksPage() const { return stacks_; }
     views::RanksWidget* ranksView() const { return ranks_; }
     RanksController* ranksController() const { return ranksController_; }
+    OomAnswerController* oomAnswer() const { return oom_; }
     QAction* lessonsAction() const { return lessonsAction_; }
     LessonDock* lessonDock() const { return lessonDock_; }
     RunStateService* stateService() const { return service_; }
@@ -176,6 +178,7 @@ private:
     StacksPage* stacks_ = nullptr;
     views::RanksWidget* ranks_ = nullptr;  // a tab: like Compare it is about the session, not the scrubbed event
     RanksController* ranksController_ = nullptr;
+    OomAnswerController* oom_ = nullptr;  // the OOM tab
     views::EventScrubber* scrubber_ = nullptr;
     views::BlockInspectorWidget* inspector_ = nullptr;
     views::MemorySummaryView* summary_ = nullptr;

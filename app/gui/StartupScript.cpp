@@ -13,6 +13,7 @@
 #include "app/gui/ComparePage.h"
 #include "app/gui/ExperimentPanel.h"
 #include "app/gui/MainWindow.h"
+#include "app/gui/OomAnswerController.h"
 #include "app/gui/SearchController.h"
 #include "app/gui/StacksPage.h"
 #include "views/theme/ThemePalette.h"
@@ -116,7 +117,7 @@ void StartupScript::poll() {
         QTabWidget* pages = window_.comparePage()->compareWidget()->tabs();
         pages->setCurrentIndex(pages->count() - 1);
     }
-    if (stage_ == 1 && (ticks_ < kSettleTicks || window_.stacksPage()->isComputing())) return;
+    if (stage_ == 1 && (ticks_ < kSettleTicks || window_.stacksPage()->isComputing() || window_.oomAnswer()->isComputing())) return;
     timer_->stop();
     if (!options_.screenshot.isEmpty()) {
         if (!window_.grab().save(options_.screenshot)) {
