@@ -36,6 +36,7 @@ bool ProgramChoice::build(VerbContext& ctx, std::uint64_t seed, const alloc::Com
         if (!fromTrace) return false;
         program = std::move(fromTrace->program);
         sourceKind = fromTrace->sourceKind;
+        window = fromTrace->window;
         return true;
     }
     const alloc::WorkloadParams params = workload_->resolve(overrides_);

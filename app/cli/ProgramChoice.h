@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "allocator/compare/ComparisonEngine.h"
+#include "allocator/compare/WindowFigures.h"
 #include "allocator/core/Op.h"
 #include "allocator/workloads/Workload.h"
 #include "app/cli/VerbRegistry.h"
@@ -36,6 +37,7 @@ public:
     alloc::StackTable stacks;          // the workload's call stacks (a trace's program has none)
     std::string sourceKind = "demo";   // "demo", or the trace's "snapshot" / "csv"
     std::string paramsText;            // the workload's resolved parameters, "" for a trace
+    std::optional<alloc::WindowFigures> window;  // a trace whose history starts mid-run (TraceProgram)
 
 private:
     const alloc::Workload* workload_ = nullptr;

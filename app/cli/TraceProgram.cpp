@@ -2,6 +2,7 @@
 
 #include <ostream>
 
+#include "allocator/replay/ProgramFromTrace.h"
 #include "storage/formats/FormatError.h"
 #include "storage/import/TraceFile.h"
 
@@ -17,7 +18,12 @@ std::optional<TraceProgram> traceProgram(VerbContext& ctx, const std::string& pa
         return std::nullopt;
     }
     if (file.traces.size() > 1) ctx.err << "allocscope-cli: the trace has " << file.traces.size() << " devices; using the first\n";
-    return TraceProgram{file.program({device.memoryFraction, device.totalMemory, device.otherMemory}), file.sourceKind()};
+    std::optional<alloc::HistoryTruncation> truncation;
+    TraceProgram made{alloc::programFromTrace(file.traces.front(), {device.memoryFraction, device.totalMemory, device.otherMemory},
+                                              truncation),
+                      file.sourceKind(), std::nullopt};
+    if (truncation) made.window.emplace(file.traces.front().entries.size(), *truncation);
+    return made;
 }
 
 }  // namespace allocscope::cli

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "allocator/compare/ComparisonEngine.h"
+#include "allocator/compare/WindowFigures.h"
 #include "allocator/core/Op.h"
 #include "app/cli/VerbRegistry.h"
 
@@ -13,6 +14,9 @@ namespace allocscope::cli {
 struct TraceProgram {
     alloc::Program program;
     std::string sourceKind;  // "snapshot" or "csv", by the file's content (storage::TraceFile)
+    // Set when the recorded history starts mid-run (a ring buffer that overflowed): the figures
+    // its runs report that cover only the recorded window.
+    std::optional<alloc::WindowFigures> window;
 };
 
 // Reads the trace file (storage::TraceFile) and turns its first device's trace into a program
