@@ -37,10 +37,13 @@ bool WindowFigures::isWindowOnly(std::string_view figure) {
 std::string WindowFigures::legend() const {
     const std::string what = stateOnly_ ? "the snapshot kept no history (a state-only recording): figures marked " +
                                               std::string(kMark) + " cover only the replay from its final state"
-                                        : "figures marked " + std::string(kMark) + " cover only the last " +
-                                              std::to_string(entries_) +
-                                              " of the run's trace entries (the ring buffer of "
-                                              "_record_memory_history(max_entries=...) kept no more)";
+                         : entries_ == 0 ? "figures marked " + std::string(kMark) +
+                                               " cover only the trace entries the recording kept (its ring buffer, "
+                                               "_record_memory_history(max_entries=...), kept no more)"
+                                         : "figures marked " + std::string(kMark) + " cover only the last " +
+                                               std::to_string(entries_) +
+                                               " of the run's trace entries (the ring buffer of "
+                                               "_record_memory_history(max_entries=...) kept no more)";
     return "window: " + what +
            "; the whole run's peaks may be higher and its counts larger, so they cannot be compared with whole-run "
            "figures (PyTorch's memory_stats(), a recording from the start); final figures are the whole run's";

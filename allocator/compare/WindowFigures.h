@@ -20,7 +20,8 @@ namespace allocscope::alloc {
 
 class WindowFigures {
 public:
-    // `entries`: the trace entries the recording kept; `truncation`: the replay's
+    // `entries`: the trace entries the recording kept (0: not known here, the legend then
+    // names no number); `truncation`: the replay's
     // ReplayResult::truncation (set only for a history that starts mid-run).
     WindowFigures(std::uint64_t entries, const HistoryTruncation& truncation);
 
