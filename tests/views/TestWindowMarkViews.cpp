@@ -64,6 +64,12 @@ private slots:
         QCOMPARE(m.headerData(CompareTableModel::PeakReservedColumn, Qt::Horizontal).toString(), QStringLiteral("Peak reserved (window)"));
         // The shown numbers stay numbers (sorting and copying them still work).
         QCOMPARE(m.data(m.index(0, CompareTableModel::CudaMallocColumn)).toString(), QStringLiteral("12"));
+        // The export says it too, per run.
+        const QStringList csv = m.toCsv().split(QLatin1Char('\n'));
+        QVERIFY(csv.at(0).endsWith(QStringLiteral(",window_only")));
+        QVERIFY(csv.at(1).endsWith(QStringLiteral(",1")));
+        m.setRuns(runs(false));
+        QVERIFY(m.toCsv().split(QLatin1Char('\n')).at(1).endsWith(QStringLiteral(",0")));
     }
 
     void wholeHistoryTableHasNoMarks() {

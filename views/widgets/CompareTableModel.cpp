@@ -165,7 +165,9 @@ QString CompareTableModel::toCsv() const {
     QStringList header;
     for (const char* h : kCsvHeaders) header << QString::fromLatin1(h);
     header.insert(1, QStringLiteral("config_string"));
-    header << QStringLiteral("first_oom_op") << QStringLiteral("rounding_bytes") << QStringLiteral("stranded_free_bytes");
+    // window_only 1: the run replays a window of its recording, its peaks and counts cover only that.
+    header << QStringLiteral("first_oom_op") << QStringLiteral("rounding_bytes") << QStringLiteral("stranded_free_bytes")
+           << QStringLiteral("window_only");
     lines << header.join(QLatin1Char(','));
     for (const CompareRun& r : runs_) {
         QStringList f;
@@ -186,6 +188,7 @@ QString CompareTableModel::toCsv() const {
         } else {
             f << QString::number(r.roundingWaste) << QString::number(r.strandedFree);
         }
+        f << (r.windowOnly ? QStringLiteral("1") : QStringLiteral("0"));
         lines << f.join(QLatin1Char(','));
     }
     return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
