@@ -7,6 +7,7 @@
 #include "views/charts/CompareBarChart.h"
 #include "views/widgets/CompareTableModel.h"
 #include "views/widgets/CompareWidget.h"
+#include "views/widgets/SummaryTableModel.h"
 #include "views/widgets/WhatIfAnswerView.h"
 
 using namespace allocscope::views;
@@ -116,6 +117,25 @@ private slots:
         WhatIfAnswer none = answer(true);
         none.lines.front().smallestGpu = QString();
         QVERIFY(WhatIfAnswerView::sentence(none.lines.front(), true).endsWith(QStringLiteral("no GPU preset runs it without an OOM")));
+    }
+
+    // The memory summary at an event of such a run: peaks, totals and counters are the window's.
+    void summaryMarksPeaksTotalsAndCounters() {
+        SummaryTableModel m;
+        const std::vector<SummaryRow> rows = {SummaryRow{QStringLiteral("GPU reserved memory"), true, 1000, 2000, 3000, 2000},
+                                              SummaryRow{QStringLiteral("cudaMalloc calls"), false, 68, 68, 0, 0, true}};
+        m.resetData(rows, kNote);
+        QCOMPARE(m.headerData(SummaryTableModel::PeakColumn, Qt::Horizontal).toString(), QStringLiteral("Peak (window)"));
+        QCOMPARE(m.headerData(SummaryTableModel::AllocatedColumn, Qt::Horizontal).toString(), QStringLiteral("Tot. alloc (window)"));
+        QCOMPARE(m.headerData(SummaryTableModel::CurrentColumn, Qt::Horizontal).toString(), QStringLiteral("Current"));
+        QVERIFY(m.headerData(SummaryTableModel::PeakColumn, Qt::Horizontal, Qt::ToolTipRole).toString().contains(kNote));
+        const auto tip = [&m](int row, int column) { return m.data(m.index(row, column), Qt::ToolTipRole).toString(); };
+        QVERIFY(!tip(0, SummaryTableModel::CurrentColumn).contains(kNote));  // reserved now: the whole run's
+        QVERIFY(tip(0, SummaryTableModel::PeakColumn).contains(kNote));
+        QVERIFY(tip(1, SummaryTableModel::CurrentColumn).contains(kNote));   // a counter counts the window
+        m.resetData(rows);
+        QCOMPARE(m.headerData(SummaryTableModel::PeakColumn, Qt::Horizontal).toString(), QStringLiteral("Peak"));
+        QVERIFY(!tip(1, SummaryTableModel::CurrentColumn).contains(QStringLiteral("window")));
     }
 
     void wholeHistoryAnswerHasNoMarks() {
