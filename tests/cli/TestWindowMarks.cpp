@@ -94,6 +94,16 @@ private slots:
         QVERIFY(run["peak_allocated"].toDouble() <= stats["allocated_bytes.all.peak"].toDouble());
     }
 
+    // A state-only snapshot keeps no history at all: its legend says so rather than naming a count.
+    void stateOnlySnapshotSaysItKeptNoHistory() {
+        const clitest::CliResult r = runInProcess({"compare", data("pools/stateonly_train__default.pickle"), "--config", "",
+                                                   "--threads", "1", "--json"});
+        QVERIFY2(r.code == 0, r.err.c_str());
+        const QJsonObject window = QJsonDocument::fromJson(QByteArray::fromStdString(r.out)).object()["window"].toObject();
+        QCOMPARE(window["state_only"].toBool(), true);
+        QVERIFY2(window["note"].toString().startsWith("window: the snapshot kept no history"), qPrintable(window["note"].toString()));
+    }
+
     void wholeHistoryHasNoMarks() {
         const clitest::CliResult text = runInProcess({"compare", data(kWholeHistory), "--config", "", "--threads", "1"});
         QVERIFY2(text.code == 0, text.err.c_str());
