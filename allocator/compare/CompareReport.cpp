@@ -48,13 +48,21 @@ std::string pad(const std::string& s, std::size_t width, bool right) {
     if (s.size() >= width) return s;
     return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
 }
+
+// " (window)" after a window-only figure of a run over a truncated history, "" otherwise.
+std::string mark(const WindowFigures* window) { return window ? " " + std::string(WindowFigures::kMark) : std::string(); }
 }  // namespace
 
-std::string CompareReport::table(const std::vector<RunMetrics>& runs) {
-    const std::vector<std::string> head = {"config",      "peak alloc MiB", "peak reserved MiB", "stranded@peak MiB",
-                                           "frag@peak",   "releasable@end MiB", "cudaMalloc", "cudaFree",
-                                           "map",         "unmap",          "retries",         "OOMs",
-                                           "est. alloc ms"};
+std::string CompareReport::table(const std::vector<RunMetrics>& runs, const WindowFigures* window) {
+    // Columns by the JSON figure they show ("" = the config), so the window's list decides the marks.
+    const std::vector<std::pair<std::string, std::string>> columns = {
+        {"config", ""},           {"peak alloc MiB", "peak_allocated"}, {"peak reserved MiB", "peak_reserved"},
+        {"stranded@peak MiB", "at_peak"}, {"frag@peak", "at_peak"},   {"releasable@end MiB", "at_end"},
+        {"cudaMalloc", "cuda_malloc"}, {"cudaFree", "cuda_free"},     {"map", "map"},
+        {"unmap", "unmap"},       {"retries", "retries"},              {"OOMs", "ooms"},
+        {"est. alloc ms", "estimated_allocator_us"}};
+    std::vector<std::string> head;
+    for (const auto& [title, figure] : columns) head.push_back(title + (WindowFigures::isWindowOnly(figure) ? mark(window) : ""));
     std::vector<std::vector<std::string>> rows;
     for (const RunMetrics& r : runs) {
         const bool frag = r.atPeak.has_value();
@@ -77,29 +85,32 @@ std::string CompareReport::table(const std::vector<RunMetrics>& runs) {
         for (std::size_t c = 0; c < row.size(); ++c) out << (c ? "  " : "") << pad(row[c], width[c], c != 0);
         out << "\n";
     }
+    if (window) out << window->legend() << "\n";
     return out.str();
 }
 
-std::string CompareReport::details(const RunMetrics& r) {
+std::string CompareReport::details(const RunMetrics& r, const WindowFigures* window) {
+    const std::string w = mark(window);
     std::ostringstream out;
     out << "config:            " << r.label << (r.asyncBackend ? "  (cudaMallocAsync model)" : "") << "\n"
-        << "ops:               " << r.ops << " (" << r.allocFreeOps << " alloc/free), " << r.events << " allocator events\n"
-        << "peak allocated:    " << r.peakAllocated << " B (" << mib(r.peakAllocated) << " MiB)\n"
-        << "peak reserved:     " << r.peakReserved << " B (" << mib(r.peakReserved) << " MiB) at op " << r.peakReservedOp << "\n"
+        << "ops:               " << r.ops << " (" << r.allocFreeOps << " alloc/free), " << r.events << " allocator events" << w << "\n"
+        << "peak allocated:    " << r.peakAllocated << " B (" << mib(r.peakAllocated) << " MiB)" << w << "\n"
+        << "peak reserved:     " << r.peakReserved << " B (" << mib(r.peakReserved) << " MiB) at op " << r.peakReservedOp << w << "\n"
         << "final allocated:   " << r.finalAllocated << " B, final reserved: " << r.finalReserved << " B\n";
-    auto frag = [&](const char* name, const std::optional<FragmentationMetrics>& f) {
+    auto frag = [&](const char* name, const std::optional<FragmentationMetrics>& f, const std::string& m) {
         if (!f) return;
         out << name << "rounding loss " << mib(f->roundingLoss) << " MiB, stranded free " << mib(f->strandedFree)
             << " MiB, 1 - largest/total free " << pct(f->fragmentation) << " (" << mib(f->largestFree) << " of "
-            << mib(f->totalFree) << " MiB), releasable " << mib(f->releasable) << " MiB\n";
+            << mib(f->totalFree) << " MiB), releasable " << mib(f->releasable) << " MiB" << m << "\n";
     };
-    frag("at peak:           ", r.atPeak);
-    frag("at end:            ", r.atEnd);
+    frag("at peak:           ", r.atPeak, w);
+    frag("at end:            ", r.atEnd, "");
     out << "driver calls:      cudaMalloc " << r.cudaMallocs << ", cudaFree " << r.cudaFrees << " (gc " << r.gcReleases
-        << "), map " << r.maps << ", unmap " << r.unmaps << "; retries " << r.retries << "\n"
-        << "est. allocator:    " << ms(r.allocatorUs) << " ms (H100 calibration; map/unmap = one cudaMalloc each)\n";
-    for (const RunOom& oom : r.ooms) out << "OOM at op " << oom.opIndex << ": " << oom.message << "\n";
+        << "), map " << r.maps << ", unmap " << r.unmaps << "; retries " << r.retries << w << "\n"
+        << "est. allocator:    " << ms(r.allocatorUs) << " ms" << w << " (H100 calibration; map/unmap = one cudaMalloc each)\n";
+    for (const RunOom& oom : r.ooms) out << "OOM" << w << " at op " << oom.opIndex << ": " << oom.message << "\n";
     if (r.error) out << "stopped: " << *r.error << "\n";
+    if (window) out << window->legend() << "\n";
     return out.str();
 }
 
@@ -117,7 +128,7 @@ void fragJson(std::ostringstream& out, const char* key, const std::optional<Frag
 }  // namespace
 
 std::string CompareReport::json(const ProgramInfo& program, const CompareDevice& device,
-                                const std::vector<RunMetrics>& runs) {
+                                const std::vector<RunMetrics>& runs, const WindowFigures* window) {
     std::ostringstream out;
     out << "{\"program\":{\"name\":" << jsonString(program.name) << ",\"params\":" << jsonString(program.params)
         << ",\"seed\":" << program.seed << "},\"device\":{\"name\":" << jsonString(device.name)
@@ -128,7 +139,8 @@ std::string CompareReport::json(const ProgramInfo& program, const CompareDevice&
     } else {
         out << "null";
     }
-    out << "},\"runs\":[";
+    // Before the runs, so that a reader meets it before the figures it qualifies.
+    out << "},\"window\":" << (window ? window->json() : std::string("null")) << ",\"runs\":[";
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const RunMetrics& r = runs[i];
         out << (i ? "," : "") << "\n{\"label\":" << jsonString(r.label) << ",\"config\":" << jsonString(r.configText)
@@ -150,15 +162,18 @@ std::string CompareReport::json(const ProgramInfo& program, const CompareDevice&
     return out.str();
 }
 
-std::string CompareReport::recommendation(const Recommendation& rec) {
+std::string CompareReport::recommendation(const Recommendation& rec, const WindowFigures* window) {
+    const std::string w = mark(window);
     std::ostringstream out;
     std::vector<RunMetrics> runs;
     for (const auto& c : rec.candidates) runs.push_back(c.metrics);
-    out << table(runs) << "\n";
-    out << "smallest GPU without an OOM (total memory, binary search):\n";
+    out << table(runs, window) << "\n";
+    // Found by running the window: the whole run may need more (its peak may be higher); a
+    // window that OOMs even on the full device says so of the whole run too.
+    out << "smallest GPU without an OOM (total memory, binary search)" << w << ":\n";
     for (const auto& c : rec.candidates) {
         out << "  " << pad(c.config.label, 60, false) << "  "
-            << (c.minTotalMemory ? mib(*c.minTotalMemory) + " MiB" : std::string("OOMs even on the full device")) << "\n";
+            << (c.minTotalMemory ? mib(*c.minTotalMemory) + " MiB" + w : std::string("OOMs even on the full device")) << "\n";
     }
     if (!rec.chosen) {
         out << "\nno config runs without an OOM on this device\n";
@@ -167,13 +182,13 @@ std::string CompareReport::recommendation(const Recommendation& rec) {
     const auto& best = rec.candidates[*rec.chosen];
     out << "\nrecommended: " << (best.config.label == "default" ? std::string("(default: leave PYTORCH_CUDA_ALLOC_CONF unset)")
                                                                : "PYTORCH_CUDA_ALLOC_CONF=" + best.config.label)
-        << "\n  peak reserved " << mib(best.metrics.peakReserved) << " MiB, lowest of the grid "
-        << mib(rec.lowestPeakReserved) << " MiB (margin " << pct(rec.margin * 100.0) << " %); "
+        << "\n  peak reserved " << mib(best.metrics.peakReserved) << " MiB" << w << ", lowest of the grid "
+        << mib(rec.lowestPeakReserved) << " MiB" << w << " (margin " << pct(rec.margin * 100.0) << " %); "
         << best.complexity << " option(s) set\n";
     for (const auto& c : rec.candidates) {
         if (c.metrics.asyncBackend && c.metrics.peakReserved < rec.lowestPeakReserved && !c.metrics.oom()) {
             out << "  (" << c.config.label << " reaches " << mib(c.metrics.peakReserved)
-                << " MiB in the async-backend model, which is an estimate, not a recommendation)\n";
+                << " MiB" << w << " in the async-backend model, which is an estimate, not a recommendation)\n";
         }
     }
     return out.str();

@@ -6,6 +6,12 @@
 namespace allocscope::alloc {
 
 Program programFromTrace(const RecordedTrace& trace, const ProgramFromTraceOptions& options) {
+    std::optional<HistoryTruncation> truncation;
+    return programFromTrace(trace, options, truncation);
+}
+
+Program programFromTrace(const RecordedTrace& trace, const ProgramFromTraceOptions& options,
+                         std::optional<HistoryTruncation>& truncation) {
     const ParseResult recorded = parseConfig(trace.settings.value_or(""));
     ReplayOptions replay;
     replay.config = recorded.accepted() ? recorded.config : AllocatorConfig{};
@@ -15,6 +21,7 @@ Program programFromTrace(const RecordedTrace& trace, const ProgramFromTraceOptio
     replay.otherMemory = options.otherMemory;
     replay.continueAfterOom = true;
     const ReplayResult replayed = TraceReplayer::replay(trace, replay);
+    truncation = replayed.truncation;
     Program program;
     program.labels = replayed.program.labels;
     const SpillArray<Op>& ops = replayed.program.ops;

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "allocator/core/Op.h"
+#include "allocator/replay/HistoryWindow.h"
 #include "allocator/replay/RecordedTrace.h"
 
 namespace allocscope::alloc {
@@ -22,5 +23,10 @@ struct ProgramFromTraceOptions {
 // replay into), replay under the defaults. The replay's own set_memory_fraction ops are dropped:
 // the comparison sets its fraction before the first op.
 Program programFromTrace(const RecordedTrace& trace, const ProgramFromTraceOptions& options);
+// The same, and `truncation` set (ReplayResult::truncation of the replay that made the program)
+// when the recorded history starts mid-run: the program then starts from the rebuilt state, and
+// the peaks and counts of its runs cover only the recorded window (compare/WindowFigures).
+Program programFromTrace(const RecordedTrace& trace, const ProgramFromTraceOptions& options,
+                         std::optional<HistoryTruncation>& truncation);
 
 }  // namespace allocscope::alloc

@@ -37,6 +37,7 @@ bool ProgramChoice::build(VerbContext& ctx, std::uint64_t seed, alloc::CompareDe
         limit = fromTrace->limit;
         program = std::move(fromTrace->program);
         sourceKind = fromTrace->sourceKind;
+        window = fromTrace->window;
         return true;
     }
     const alloc::WorkloadParams params = workload_->resolve(overrides_);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "allocator/compare/ComparisonEngine.h"
+#include "allocator/compare/WindowFigures.h"
 #include "allocator/core/Op.h"
 #include "allocator/replay/MemoryLimit.h"
 #include "allocator/workloads/Workload.h"
@@ -40,6 +41,7 @@ public:
     std::string sourceKind = "demo";   // "demo", or the trace's "snapshot" / "csv"
     std::string paramsText;            // the workload's resolved parameters, "" for a trace
     std::optional<alloc::MemoryLimit> limit;  // a trace built with inferLimit: the limit and whence
+    std::optional<alloc::WindowFigures> window;  // a trace whose history starts mid-run (TraceProgram)
 
 private:
     const alloc::Workload* workload_ = nullptr;

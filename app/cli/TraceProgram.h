@@ -5,6 +5,7 @@
 #include <string>
 
 #include "allocator/compare/ComparisonEngine.h"
+#include "allocator/compare/WindowFigures.h"
 #include "allocator/core/Op.h"
 #include "allocator/replay/MemoryLimit.h"
 #include "app/cli/VerbRegistry.h"
@@ -15,6 +16,9 @@ struct TraceProgram {
     alloc::Program program;
     std::string sourceKind;  // "snapshot" or "csv", by the file's content (storage::TraceFile)
     std::optional<alloc::MemoryLimit> limit;  // inferLimit: what traceLimit decided, and from what
+    // Set when the recorded history starts mid-run (a ring buffer that overflowed): the figures
+    // its runs report that cover only the recorded window.
+    std::optional<alloc::WindowFigures> window;
 };
 
 // Reads the trace file (storage::TraceFile) and turns its first device's trace into a program

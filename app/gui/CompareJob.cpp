@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "allocator/compare/ComparisonEngine.h"
+#include "allocator/compare/WindowFigures.h"
 #include "allocator/config/ConfigParser.h"
 #include "allocator/device/GpuPresets.h"
+#include "allocator/replay/ProgramFromTrace.h"
 #include "allocator/workloads/WorkloadRegistry.h"
 #include "app/gui/CompareRunLoader.h"
 #include "app/gui/WhatIfReplay.h"
@@ -31,6 +33,7 @@ struct BuiltProgram {
     std::string gpuName;
     std::uint64_t totalMemory = 0;
     std::uint64_t otherMemory = 0;
+    std::optional<alloc::WindowFigures> window;  // a trace whose history starts mid-run
 };
 
 // Bad input, said once: what is wrong and where.
@@ -61,7 +64,10 @@ BuiltProgram buildProgram(const CompareRequest& request) {
         }
         // The trace is replayed once under its recorded settings; the ops it applied are the
         // program every config then runs (the first device of a multi-device snapshot).
-        built.program = file.program({request.memoryFraction, built.totalMemory, built.otherMemory});
+        std::optional<alloc::HistoryTruncation> truncation;
+        built.program = alloc::programFromTrace(file.traces.front(), {request.memoryFraction, built.totalMemory, built.otherMemory},
+                                                truncation);
+        if (truncation) built.window.emplace(file.traces.front().entries.size(), *truncation);
         built.sourceKind = file.sourceKind();
         built.source = path;
         return built;
@@ -144,6 +150,7 @@ void CompareJob::work() {
         if (cancelled_) throw JobError{QString()};
         QString description = QString::fromStdString(built.source) + tr(" on %1").arg(QString::fromStdString(built.gpuName));
         if (request_.memoryFraction) description += tr(", memory fraction %1").arg(*request_.memoryFraction);
+        if (built.window) emit windowFound(QString::fromStdString(built.window->legend()));
         emit prepared(description, static_cast<qint64>(built.program.ops.size()), labels);
 
         const std::size_t count = configs.size();
@@ -166,8 +173,10 @@ void CompareJob::work() {
                         const alloc::RunMetrics m =
                             alloc::ComparisonEngine::runOne(built.program, {labels[index].toStdString(), configs[i]}, device, options);
                         if (m.error) throw JobError{tr("the program is invalid: %1").arg(QString::fromStdString(*m.error))};
+                        views::CompareRun run = CompareRunLoader::fromMetrics(m, labels[index], text);
+                        run.windowOnly = built.window.has_value();
                         emit runProgress(index, 1.0);
-                        emit runFinished(index, CompareRunLoader::fromMetrics(m, labels[index], text));
+                        emit runFinished(index, run);
                         continue;
                     }
                     storage::RecordTarget target;
@@ -199,6 +208,8 @@ void CompareJob::work() {
                     }
                     storage::SessionReader reader(sessionPath_.toStdString(), false);
                     views::CompareRun run = CompareRunLoader::load(reader, recorded.runNumber);
+                    // recordProgram stores no history start: the program's own window says it.
+                    run.windowOnly = built.window.has_value();
                     emit runProgress(index, 1.0);
                     emit runFinished(index, run);
                 } catch (const JobError& e) {
@@ -243,6 +254,14 @@ void CompareJob::workRecording(const QStringList& configLabels) {
         const qint64 ops = static_cast<qint64>(CompareRunLoader::opCount(reader, recording.run));
         QString description = tr("%1 (%2 trace entries) on %3").arg(recording.fileName).arg(trace.entries.size()).arg(base.gpuName);
         if (base.memoryFraction) description += tr(", memory fraction %1").arg(*base.memoryFraction);
+        // The recording's run stored where its history starts when the ring buffer overflowed.
+        if (const std::optional<storage::HistoryStart> start = reader.run(recording.run).historyStart) {
+            alloc::HistoryTruncation truncation;
+            truncation.blocks = start->liveBlocks;
+            truncation.bytes = start->liveBytes;
+            truncation.noHistory = start->noHistory;
+            emit windowFound(QString::fromStdString(alloc::WindowFigures(trace.entries.size(), truncation).legend()));
+        }
         emit prepared(description, ops, labels);
         views::CompareRun baseline = CompareRunLoader::load(reader, recording.run);
         baseline.label = labels.front();

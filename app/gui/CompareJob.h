@@ -43,6 +43,9 @@ public:
 signals:
     // The program is built: what it is, its op count and the configs' labels in order.
     void prepared(const QString& program, qint64 opCount, const QStringList& labels);
+    // Before prepared, when the program replays a recorded history that starts mid-run: the line
+    // that says which figures of its runs cover only the window (alloc::WindowFigures::legend).
+    void windowFound(const QString& note);
     void runProgress(int index, double fraction);
     void runFinished(int index, const allocscope::views::CompareRun& run);
     void runFailed(int index, const QString& message);

@@ -12,6 +12,7 @@
 #include <exception>
 
 #include "app/gui/CompareJob.h"
+#include "allocator/compare/WindowFigures.h"
 #include "allocator/config/ConfigParser.h"
 #include "app/gui/CompareRunLoader.h"
 #include "storage/session/SessionReader.h"
@@ -149,12 +150,14 @@ void ComparePage::startCompare(const CompareRequest& request) {
     labels_.clear();
     program_ = request.recording ? request.recording->recording.fileName : request.workload.isEmpty() ? request.tracePath : request.workload;
     opCount_ = 0;
+    windowNote_.clear();
     widget_->setData({});
     recordingRequest_.reset();
     if (request.recording) recordingRequest_ = request;
     smallestGpu_.assign(results_.size(), std::nullopt);
     answer_->setAnswer({});
     job_ = new CompareJob(request, sessionPath_, writer_, this);
+    connect(job_, &CompareJob::windowFound, this, [this](const QString& note) { windowNote_ = note; });
     connect(job_, &CompareJob::prepared, this, [this](const QString& program, qint64 ops, const QStringList& labels) {
         program_ = program;
         opCount_ = ops;
@@ -249,6 +252,11 @@ void ComparePage::publish() {
     shown.opCount = opCount_;
     for (const auto& r : results_)
         if (r) shown.runs.push_back(*r);
+    // Runs read back from the session say themselves that they cover a window; how many entries
+    // it holds only the job that read the trace knows (the note then names no number).
+    const bool window = std::any_of(shown.runs.begin(), shown.runs.end(), [](const views::CompareRun& r) { return r.windowOnly; });
+    if (window && windowNote_.isEmpty()) windowNote_ = QString::fromStdString(alloc::WindowFigures(0, {}).legend());
+    if (window) shown.windowNote = windowNote_;
     widget_->setData(std::move(shown));
     ++dataVersion_;  // maps loaded for the previous list of runs no longer fit
     requestMaps(widget_->currentOp());
@@ -287,6 +295,8 @@ void ComparePage::publishAnswer() {
         line.modelledDecisions = results_[i]->modelledDecisions;  // how firm: what-if replays count it
         answer.lines.push_back(line);
     }
+    // Every config replays the same recording: if it keeps only a window, so does each answer.
+    if (results_.front()->windowOnly) answer.windowNote = windowNote_;
     answer_->setAnswer(answer);
 }
 
@@ -302,6 +312,7 @@ void ComparePage::showRuns(const QList<int>& runs) {
     joinHelpers();
     const int generation = ++generation_;
     recordingRequest_.reset();  // runs read back: no recording comparison to answer for
+    windowNote_.clear();
     answer_->setAnswer({});
     mapLoading_ = false;
     pendingMapOp_.reset();

@@ -90,6 +90,7 @@ private:
     CompareJob* job_ = nullptr;
     QString program_;
     qint64 opCount_ = 0;
+    QString windowNote_;  // CompareJob::windowFound: the shown runs cover a window of the recording
     QStringList labels_;
     std::vector<std::optional<views::CompareRun>> results_;
     std::vector<double> runProgress_;

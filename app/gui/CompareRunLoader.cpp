@@ -97,6 +97,9 @@ views::CompareRun CompareRunLoader::load(storage::SessionReader& reader, int run
     r.cudaFrees = countOf(s, alloc::EventAction::SegmentFree);
     r.retries = u64(s.finalStats.num_alloc_retries);
     r.ooms = u64(s.numOoms);
+    // A replay of a history that starts mid-run (the recorder stored where it starts): its peaks
+    // and counts are the recorded window's.
+    r.windowOnly = row.historyStart.has_value();
     if (row.verdict.kind == storage::VerdictKind::WhatIf) {
         if (const auto ties = alloc::AddressTies::countsIn(row.verdict.text)) r.modelledDecisions = ties->first;
     }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "allocator/compare/WindowFigures.h"
 #include "app/gui/BackgroundJob.h"
 #include "app/gui/ViewDataAdapters.h"
 #include "storage/session/HeatmapQuery.h"
@@ -49,6 +50,7 @@ struct RunStateService::Worker {
     bool loaded = false;
     std::vector<storage::PhaseSpan> phases;
     std::uint64_t eventCount = 0;
+    QString windowNote;  // the run's history starts mid-run: its summary's peaks cover a window
 };
 
 RunStateService::RunStateService(QObject* parent)
@@ -107,6 +109,11 @@ void RunStateService::openRun(const QString& path, int run) {
             worker->reader = std::make_unique<storage::SessionReader>(path.toStdString(), false);
             const storage::RunRow row = worker->reader->run(run);
             worker->eventCount = row.eventCount;
+            if (row.historyStart) {
+                alloc::HistoryTruncation truncation;
+                truncation.noHistory = row.historyStart->noHistory;
+                worker->windowNote = QString::fromStdString(alloc::WindowFigures(0, truncation).legend());
+            }
             overview.eventCount = static_cast<qint64>(row.eventCount);
             if (row.eventCount > 0) {
                 worker->cursor = std::make_unique<storage::StateCursor>(*worker->reader, run);
@@ -212,6 +219,7 @@ void RunStateService::requestState(qint64 event, bool approximate) {
             }
             frame.segments = toSegmentMapData(state.segments);
             frame.summary = toSummaryTableData(state.stats);
+            frame.summary.windowNote = worker->windowNote;
         } catch (const std::exception& e) {
             worker->loaded = false;
             const QString message = QString::fromUtf8(e.what());

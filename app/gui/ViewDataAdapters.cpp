@@ -196,7 +196,7 @@ views::SummaryTableData toSummaryTableData(const alloc::DeviceStats& stats, int 
     add("Oversize allocations", false, stats.oversize_allocations);
     add("Oversize GPU segments", false, stats.oversize_segments);
     const auto counter = [&data](const char* metric, std::int64_t value) {
-        data.rows.push_back(views::SummaryRow{QString::fromUtf8(metric), false, value, value, 0, 0});
+        data.rows.push_back(views::SummaryRow{QString::fromUtf8(metric), false, value, value, 0, 0, true});
     };
     counter("cudaMalloc retries", stats.num_alloc_retries);
     counter("CUDA OOMs", stats.num_ooms);

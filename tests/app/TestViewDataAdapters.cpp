@@ -260,6 +260,21 @@ private slots:
         QCOMPARE(model.data(name, views::RunListModel::SortRole).toString(), QString("ringbuf_train__default.pickle"));
         const QString tip = model.data(name, Qt::ToolTipRole).toString();
         QVERIFY2(tip.contains("History starts mid-run: 3 blocks") && tip.contains("event 71"), qPrintable(tip));
+        // Its peak and OOMs count the recorded window only: marked, and the tooltip says why.
+        run.summary = storage::RunSummary{};
+        run.summary->peakReserved = 1'243'611'136;
+        model.setRuns({app::toRunListRow(run)});
+        const QModelIndex peak = model.index(0, views::RunListModel::PeakReservedColumn);
+        const QModelIndex ooms = model.index(0, views::RunListModel::OomsColumn);
+        QVERIFY2(model.data(peak, Qt::DisplayRole).toString().endsWith(" (window)"), qPrintable(model.data(peak, Qt::DisplayRole).toString()));
+        QVERIFY(model.data(ooms, Qt::DisplayRole).toString().endsWith(" (window)"));
+        QCOMPARE(model.data(peak, views::RunListModel::SortRole).toLongLong(), 1'243'611'136LL);
+        QVERIFY(model.data(peak, Qt::ToolTipRole).toString().contains("cannot be compared with whole-run figures"));
+        QVERIFY(!model.data(model.index(0, views::RunListModel::EventsColumn), Qt::DisplayRole).toString().contains("window"));
+        storage::RunRow whole = run;
+        whole.historyStart.reset();
+        model.setRuns({app::toRunListRow(whole)});
+        QVERIFY(!model.data(peak, Qt::DisplayRole).toString().contains("window"));
         run.historyStart->noHistory = true;
         QVERIFY(app::toRunListRow(run).historyStart.startsWith("no history recorded"));
         run.historyStart.reset();

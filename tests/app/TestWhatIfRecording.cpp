@@ -24,6 +24,7 @@
 #include "storage/session/SessionReader.h"
 #include "storage/session/SessionWriter.h"
 #include "tests/FileBytes.h"
+#include "views/widgets/CompareTableModel.h"
 #include "views/widgets/CompareWidget.h"
 #include "views/widgets/ConfigEditorWidget.h"
 #include "views/widgets/ConfigListWidget.h"
@@ -200,7 +201,34 @@ private slots:
         const QString text = window.comparePage()->answerView()->plainText();
         QVERIFY2(text.contains(QStringLiteral("expandable_segments:True (against default replayed the same way): no OOM either")), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("no decision rested on a modelled address")), qPrintable(text));
+        // A whole history: nothing is marked as a window's.
+        QVERIFY(!text.contains(QStringLiteral("(window)")));
+        QVERIFY(data.windowNote.isEmpty());
         QTRY_COMPARE_WITH_TIMEOUT(window.runList()->model()->rowCount(), 4, kTimeout);
+    }
+
+    // A ring-buffer recording (max_entries 3000): every run of its comparison covers only that
+    // window, and the Compare tab and the answer say so beside the figures (issue 36).
+    void aRingBufferRecordingsFiguresAreMarkedAsTheWindows() {
+        MainWindow window;
+        show(window);
+        openTrace(window, QStringLiteral(ALLOCSCOPE_TEST_DATA "/pools/ringbuf_train__default.pickle"));
+        auto* panel = window.experimentPanel();
+        setCompareList(panel, {QStringLiteral("expandable_segments:True")});
+        QTest::mouseClick(panel->compareButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.comparePage()->isBusy(), kTimeout);
+        const views::CompareData& data = window.comparePage()->compareWidget()->data();
+        QCOMPARE(data.runs.size(), std::size_t{3});
+        for (const views::CompareRun& run : data.runs) QVERIFY2(run.windowOnly, qPrintable(run.label));
+        QVERIFY2(data.windowNote.startsWith(QStringLiteral("window: figures marked (window) cover only the last 3000 of the run's trace entries")),
+                 qPrintable(data.windowNote));
+        const auto* model = window.comparePage()->compareWidget()->tableModel();
+        QCOMPARE(model->headerData(views::CompareTableModel::PeakReservedColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Peak reserved (window)"));
+        const views::WhatIfAnswer& answer = window.comparePage()->answerView()->answer();
+        QCOMPARE(answer.windowNote, data.windowNote);
+        const QString text = window.comparePage()->answerView()->plainText();
+        QVERIFY2(text.contains(QStringLiteral("(window)")) && text.endsWith(data.windowNote), qPrintable(text));
     }
 
     void expandableSegmentsAvoidsTheOomAtAMemoryFraction() {

@@ -93,10 +93,17 @@ CompareBarChart::CompareBarChart(CompareMetric metric, QWidget* parent) : Themed
     rebuild();
 }
 
-void CompareBarChart::setRuns(const std::vector<CompareRun>& runs) {
+void CompareBarChart::setRuns(const std::vector<CompareRun>& runs, const QString& windowNote) {
     runs_ = runs;
+    // Every compared number is a peak or a count: over a window it is the window's (see
+    // CompareRun::windowOnly), and the title says so as the table's headers do.
+    const bool window = std::any_of(runs_.begin(), runs_.end(), [](const CompareRun& r) { return r.windowOnly; });
+    chart()->setTitle(window ? tr("%1 (window)").arg(metricName(metric_)) : metricName(metric_));
+    setToolTip(window ? metricDescription(metric_) + QStringLiteral("\n\n") + windowNote : metricDescription(metric_));
     rebuild();
 }
+
+QString CompareBarChart::title() const { return chart()->title(); }
 
 double CompareBarChart::rawValue(int run) const {
     if (run < 0 || run >= static_cast<int>(runs_.size())) return 0.0;

@@ -24,7 +24,9 @@ class CompareBarChart : public ThemedChartView {
 public:
     explicit CompareBarChart(CompareMetric metric, QWidget* parent = nullptr);
 
-    void setRuns(const std::vector<CompareRun>& runs);
+    // `windowNote` (CompareData::windowNote) joins the tooltip when a run is windowOnly.
+    void setRuns(const std::vector<CompareRun>& runs, const QString& windowNote = {});
+    QString title() const;  // "peak reserved", "peak reserved (window)"
     CompareMetric metric() const { return metric_; }
 
     // What is on screen, as plain values (callers outside views/charts/ never include Qt Charts).

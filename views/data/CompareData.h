@@ -51,6 +51,11 @@ struct CompareRun {
     // A what-if replay: of its best-fit decisions settled by an address, how many rested on a
     // modelled (not recorded) segment address; nullopt for runs that are no such replay.
     std::optional<quint64> modelledDecisions;
+    // The run replays a recorded history that starts mid-run (a ring buffer that overflowed, a
+    // state-only snapshot): its peaks and counts cover only the recorded window, a lower bound of
+    // the whole run's (CompareData::windowNote says which and why). Every number here but the
+    // label, the config and the run number is such a figure.
+    bool windowOnly = false;
 
     quint64 waste() const { return roundingWaste + strandedFree; }
     double value(CompareMetric metric) const {
@@ -70,6 +75,9 @@ struct CompareData {
     QString program;  // "fragmentation-101 (steps=100), seed 1 on h100-80gb"
     qint64 opCount = 0;
     std::vector<CompareRun> runs;  // in the order the user listed the configs
+    // When a run is windowOnly: one line saying what its window covers and that its figures
+    // cannot be compared with whole-run ones (the CLI's legend, alloc::WindowFigures); "" otherwise.
+    QString windowNote;
 };
 
 // The segment maps of every run at one program op (same order as CompareData::runs); nullopt for

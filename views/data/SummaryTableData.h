@@ -15,11 +15,15 @@ struct SummaryRow {
     qint64 peak = 0;
     qint64 allocated = 0;  // cumulative (PyTorch's "Tot Alloc")
     qint64 freed = 0;      // cumulative (PyTorch's "Tot Freed")
+    bool counter = false;  // a num_* counter (retries, OOMs, cudaMalloc calls): its current is a count too
 };
 
 struct SummaryTableData {
     std::vector<SummaryRow> rows;
     QString text;  // memory_summary() verbatim
+    // The run replays a history that starts mid-run (a ring buffer that overflowed): peaks, totals
+    // and counters count only the recorded window. The line that says so; "" for a whole history.
+    QString windowNote;
 };
 
 }  // namespace allocscope::views

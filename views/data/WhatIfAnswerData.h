@@ -38,6 +38,10 @@ struct WhatIfAnswerLine {
 struct WhatIfAnswer {
     QString conditions;  // "replayed on h100-80gb, memory fraction 0.03": where the configs ran
     std::vector<WhatIfAnswerLine> lines;  // in the comparison's order
+    // The recording keeps only a window of its history (a ring buffer that overflowed): its
+    // peaks, counts, OOMs and the smallest GPU found cover only that window. The line that says
+    // so (alloc::WindowFigures' legend); "" for a whole history, and then nothing is marked.
+    QString windowNote;
 };
 
 }  // namespace allocscope::views

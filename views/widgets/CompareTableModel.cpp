@@ -65,10 +65,16 @@ int CompareTableModel::rowCount(const QModelIndex& parent) const {
 
 int CompareTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : NUM_COLUMNS; }
 
-void CompareTableModel::setRuns(const std::vector<CompareRun>& runs) {
+void CompareTableModel::setRuns(const std::vector<CompareRun>& runs, const QString& windowNote) {
     beginResetModel();
     runs_ = runs;
+    windowNote_ = windowNote;
     endResetModel();
+    emit headerDataChanged(Qt::Horizontal, 0, NUM_COLUMNS - 1);
+}
+
+bool CompareTableModel::anyWindowOnly() const {
+    return std::any_of(runs_.begin(), runs_.end(), [](const CompareRun& r) { return r.windowOnly; });
 }
 
 void CompareTableModel::setTheme(Theme theme) {
@@ -93,6 +99,19 @@ QVariant CompareTableModel::raw(const CompareRun& r, int column) const {
     }
 }
 
+QString CompareTableModel::toolTip(const CompareRun& r, int column) const {
+    const bool noSegments = r.asyncBackend && (column == WasteColumn || column == CudaMallocColumn ||
+                                               column == CudaFreeColumn || column == RetriesColumn);
+    if (column == ConfigColumn)
+        return r.configText.isEmpty() ? tr("PyTorch's defaults (empty PYTORCH_CUDA_ALLOC_CONF)") : r.configText;
+    if (noSegments) return tr("backend:cudaMallocAsync has no segments: the driver's pool does not report this");
+    if (column == WasteColumn && !r.asyncBackend)
+        return tr("rounding %1 + stranded free %2").arg(Formatting::bytes(r.roundingWaste), Formatting::bytes(r.strandedFree));
+    if (column == PeakReservedColumn || column == PeakAllocatedColumn)
+        return tr("%1 bytes").arg(Formatting::count(raw(r, column).toLongLong()));
+    return QString::fromUtf8(kHeaderTips[column]);
+}
+
 QVariant CompareTableModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rowCount() || index.column() >= NUM_COLUMNS) return {};
     const CompareRun& r = runs_[static_cast<std::size_t>(index.row())];
@@ -104,14 +123,10 @@ QVariant CompareTableModel::data(const QModelIndex& index, int role) const {
     const bool noSegments = r.asyncBackend && (column == WasteColumn || column == CudaMallocColumn ||
                                                column == CudaFreeColumn || column == RetriesColumn);
     if (role == Qt::ToolTipRole) {
-        if (column == ConfigColumn)
-            return r.configText.isEmpty() ? tr("PyTorch's defaults (empty PYTORCH_CUDA_ALLOC_CONF)") : r.configText;
-        if (noSegments) return tr("backend:cudaMallocAsync has no segments: the driver's pool does not report this");
-        if (column == WasteColumn && !r.asyncBackend)
-            return tr("rounding %1 + stranded free %2").arg(Formatting::bytes(r.roundingWaste), Formatting::bytes(r.strandedFree));
-        if (column == PeakReservedColumn || column == PeakAllocatedColumn)
-            return tr("%1 bytes").arg(Formatting::count(raw(r, column).toLongLong()));
-        return QString::fromUtf8(kHeaderTips[column]);
+        // A window's figure: its own tip, then why it cannot be read against a whole run's.
+        if (r.windowOnly && windowOnlyColumn(column))
+            return toolTip(r, column) + QStringLiteral("\n\n") + tr("%1 (window): %2").arg(tr(kHeaders[column]), windowNote_);
+        return toolTip(r, column);
     }
     if (role != Qt::DisplayRole) return {};
     if (noSegments) return QStringLiteral("—");
@@ -138,8 +153,10 @@ QVariant CompareTableModel::data(const QModelIndex& index, int role) const {
 
 QVariant CompareTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || section < 0 || section >= NUM_COLUMNS) return {};
-    if (role == Qt::DisplayRole) return tr(kHeaders[section]);
-    if (role == Qt::ToolTipRole) return tr(kHeaderTips[section]);
+    const bool marked = windowOnlyColumn(section) && anyWindowOnly();
+    if (role == Qt::DisplayRole) return marked ? tr("%1 (window)").arg(tr(kHeaders[section])) : tr(kHeaders[section]);
+    if (role == Qt::ToolTipRole)
+        return marked ? tr(kHeaderTips[section]) + QStringLiteral("\n\n") + windowNote_ : tr(kHeaderTips[section]);
     return {};
 }
 
@@ -148,7 +165,9 @@ QString CompareTableModel::toCsv() const {
     QStringList header;
     for (const char* h : kCsvHeaders) header << QString::fromLatin1(h);
     header.insert(1, QStringLiteral("config_string"));
-    header << QStringLiteral("first_oom_op") << QStringLiteral("rounding_bytes") << QStringLiteral("stranded_free_bytes");
+    // window_only 1: the run replays a window of its recording, its peaks and counts cover only that.
+    header << QStringLiteral("first_oom_op") << QStringLiteral("rounding_bytes") << QStringLiteral("stranded_free_bytes")
+           << QStringLiteral("window_only");
     lines << header.join(QLatin1Char(','));
     for (const CompareRun& r : runs_) {
         QStringList f;
@@ -169,6 +188,7 @@ QString CompareTableModel::toCsv() const {
         } else {
             f << QString::number(r.roundingWaste) << QString::number(r.strandedFree);
         }
+        f << (r.windowOnly ? QStringLiteral("1") : QStringLiteral("0"));
         lines << f.join(QLatin1Char(','));
     }
     return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');

@@ -37,14 +37,22 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
-    void setRuns(const std::vector<CompareRun>& runs);
+    // `windowNote` (CompareData::windowNote): when a run is windowOnly, the headers of the columns
+    // whose figures cover only its window read "… (window)" and their tooltips, and the
+    // tooltips of that run's cells, carry the note.
+    void setRuns(const std::vector<CompareRun>& runs, const QString& windowNote = {});
+    // Every column but the config and the run number: peaks, waste at the peak, counts, time.
+    static bool windowOnlyColumn(int column) { return column != ConfigColumn && column != RunColumn; }
     void setTheme(Theme theme);
     // Header line plus one line per config; numbers raw (bytes, counts, microseconds).
     QString toCsv() const;
 
 private:
     QVariant raw(const CompareRun& run, int column) const;
+    QString toolTip(const CompareRun& run, int column) const;
+    bool anyWindowOnly() const;
     std::vector<CompareRun> runs_;
+    QString windowNote_;
     Theme theme_ = Theme::Light;
 };
 

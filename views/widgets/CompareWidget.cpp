@@ -137,6 +137,8 @@ void CompareWidget::setData(CompareData data) {
     QString title = data_.program;
     if (title.isEmpty()) title = tr("No comparison yet: pick a workload and configs, then Compare.");
     else title += QStringLiteral(" — ") + Formatting::counted(data_.opCount, tr("op"), tr("ops"));
+    // A window's figures are marked "(window)" in the table and the charts; the note says why once.
+    if (!data_.windowNote.isEmpty()) title += QLatin1Char('\n') + data_.windowNote;
     title_->setText(title);
     QVector<LegendEntry> entries;
     for (std::size_t i = 0; i < data_.runs.size(); ++i) {
@@ -145,9 +147,9 @@ void CompareWidget::setData(CompareData data) {
                         r.configText.isEmpty() ? tr("PyTorch's defaults") : r.configText});
     }
     legend_->setEntries(entries);
-    for (CompareBarChart* chart : bars_) chart->setRuns(data_.runs);
+    for (CompareBarChart* chart : bars_) chart->setRuns(data_.runs, data_.windowNote);
     model_->setTheme(theme);
-    model_->setRuns(data_.runs);
+    model_->setRuns(data_.runs, data_.windowNote);
     table_->resizeColumnsToContents();
     timeline_->setRuns(data_.runs, data_.opCount);
     const int maxOp = static_cast<int>(std::clamp<qint64>(data_.opCount - 1, 0, INT_MAX));

@@ -43,7 +43,7 @@ MemorySummaryView::MemorySummaryView(QWidget* parent)
 }
 
 void MemorySummaryView::setData(const SummaryTableData& input) {
-    model_->resetData(input.rows);
+    model_->resetData(input.rows, input.windowNote);
     // Keep the reading position when stepping through events: the text has the same shape.
     const int scroll = text_->verticalScrollBar() ? text_->verticalScrollBar()->value() : 0;
     text_->setPlainText(input.text);

@@ -48,6 +48,14 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::ForegroundRole && index.column() == VerdictColumn && run.verdict == RunVerdictKind::Diverged) {
         return QColor(0xc0, 0x39, 0x2b);  // a diverged replay stands out in the list as well
     }
+    // A history that starts mid-run counts its peak and OOMs over the recorded window only.
+    const bool window = !run.historyStart.isEmpty() && (index.column() == PeakReservedColumn || index.column() == OomsColumn);
+    if (role == Qt::ToolTipRole && window) {
+        return QStringLiteral("%1 (window): counted over the trace entries the recording kept (a ring buffer of "
+                              "_record_memory_history(max_entries=...)); the whole run's may be higher, so it cannot be "
+                              "compared with whole-run figures such as PyTorch's memory_stats()")
+            .arg(index.column() == PeakReservedColumn ? QStringLiteral("Peak reserved") : QStringLiteral("OOMs"));
+    }
     if (role == Qt::ToolTipRole) {
         QString tip = QStringLiteral("Run %1: %2\nSource: %3\nConfig: %4\nGPU: %5\nStatus: %6")
                           .arg(run.number)
@@ -70,10 +78,12 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
         case ConfigColumn: return run.config.isEmpty() && !sort ? QStringLiteral("(defaults)") : run.config;
         case PeakReservedColumn:
             if (sort) return run.peakReserved;
-            return run.peakReserved < 0 ? QStringLiteral("—") : Formatting::bytes(run.peakReserved);
+            if (run.peakReserved < 0) return QStringLiteral("—");
+            return Formatting::bytes(run.peakReserved) + (window ? QStringLiteral(" (window)") : QString());
         case OomsColumn:
             if (sort) return run.ooms;
-            return run.ooms < 0 ? QStringLiteral("—") : Formatting::count(run.ooms);
+            if (run.ooms < 0) return QStringLiteral("—");
+            return Formatting::count(run.ooms) + (window ? QStringLiteral(" (window)") : QString());
         case EventsColumn: return sort ? QVariant(run.eventCount) : QVariant(Formatting::count(run.eventCount));
         case SourceColumn: return run.source;
         case GpuColumn: return run.gpu;

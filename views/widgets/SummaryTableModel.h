@@ -20,11 +20,18 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
+    // Whether a cell shows a figure that, after a truncated history, covers only the window:
+    // peaks, the cumulative totals, a counter's value.
+    static bool windowOnly(const SummaryRow& row, int column);
+
 public slots:
-    void resetData(const std::vector<SummaryRow>& rows);
+    // `windowNote` (SummaryTableData::windowNote): when set, the window-only headers read
+    // "… (window)" and their cells' tooltips carry the note.
+    void resetData(const std::vector<SummaryRow>& rows, const QString& windowNote = {});
 
 private:
     std::vector<SummaryRow> rows_;
+    QString windowNote_;
 };
 
 }  // namespace allocscope::views

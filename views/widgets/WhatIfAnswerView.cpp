@@ -41,18 +41,23 @@ WhatIfAnswerView::WhatIfAnswerView(QWidget* parent) : QWidget(parent), text_(new
     setVisible(false);
 }
 
-QString WhatIfAnswerView::sentence(const WhatIfAnswerLine& line) {
+QString WhatIfAnswerView::sentence(const WhatIfAnswerLine& line) { return sentence(line, false); }
+
+QString WhatIfAnswerView::sentence(const WhatIfAnswerLine& line, bool window) {
     const WhatIfCounts& c = line.counts;
     const WhatIfCounts& base = line.baseline;
+    // Over a window every part below but "no GPU preset runs it" (the window alone OOMs, so the
+    // whole run does) tells the window's figures: each carries the mark.
+    const QString w = window ? tr(" (window)") : QString();
     QStringList parts;
-    parts << oomPart(c, base);
-    parts << change(tr("peak reserved"), Formatting::bytes(base.peakReserved), Formatting::bytes(c.peakReserved));
-    parts << change(tr("retries"), Formatting::count(static_cast<qint64>(base.retries)), Formatting::count(static_cast<qint64>(c.retries)));
+    parts << oomPart(c, base) + w;
+    parts << change(tr("peak reserved"), Formatting::bytes(base.peakReserved), Formatting::bytes(c.peakReserved)) + w;
+    parts << change(tr("retries"), Formatting::count(static_cast<qint64>(base.retries)), Formatting::count(static_cast<qint64>(c.retries))) + w;
     parts << change(tr("cudaMalloc calls"), Formatting::count(static_cast<qint64>(base.cudaMallocs)),
-                    Formatting::count(static_cast<qint64>(c.cudaMallocs)));
+                    Formatting::count(static_cast<qint64>(c.cudaMallocs))) + w;
     if (line.smallestGpu) {
         parts << (line.smallestGpu->isEmpty() ? tr("no GPU preset runs it without an OOM")
-                                              : tr("smallest GPU preset without an OOM: %1").arg(*line.smallestGpu));
+                                              : tr("smallest GPU preset without an OOM: %1").arg(*line.smallestGpu) + w);
     } else {
         parts << tr("smallest GPU: searching…");
     }
@@ -73,16 +78,23 @@ void WhatIfAnswerView::setAnswer(const WhatIfAnswer& answer) {
     }
     QString html = tr("<b>What changes</b>, %1:").arg(answer.conditions.toHtmlEscaped());
     html += QStringLiteral("<ul style=\"margin-left:-20px\">");
+    const bool window = !answer.windowNote.isEmpty();
     for (const WhatIfAnswerLine& line : answer.lines)
-        html += QStringLiteral("<li>%1</li>").arg(sentence(line).toHtmlEscaped());
+        html += QStringLiteral("<li>%1</li>").arg(sentence(line, window).toHtmlEscaped());
     html += QStringLiteral("</ul>");
+    if (window) html += QStringLiteral("<p><i>%1</i></p>").arg(answer.windowNote.toHtmlEscaped());
     text_->setText(html);
+    const QString tip = tr("What each config changes against the recording (select to copy)");
+    text_->setToolTip(window ? tip + QStringLiteral("\n\n") + answer.windowNote : tip);
     setVisible(true);
 }
 
+QString WhatIfAnswerView::toolTipText() const { return text_->toolTip(); }
+
 QString WhatIfAnswerView::plainText() const {
     QStringList lines;
-    for (const WhatIfAnswerLine& line : answer_.lines) lines << sentence(line);
+    for (const WhatIfAnswerLine& line : answer_.lines) lines << sentence(line, !answer_.windowNote.isEmpty());
+    if (!answer_.windowNote.isEmpty() && !lines.isEmpty()) lines << answer_.windowNote;
     return lines.join(QLatin1Char('\n'));
 }
 

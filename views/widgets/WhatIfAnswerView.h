@@ -22,8 +22,11 @@ public:
     // The shown text, plain (tests, copy).
     QString plainText() const;
 
-    // The sentence for one config.
+    // The sentence for one config; with `window` (WhatIfAnswer::windowNote set) every figure
+    // that covers only the recorded window carries " (window)".
     static QString sentence(const WhatIfAnswerLine& line);
+    static QString sentence(const WhatIfAnswerLine& line, bool window);
+    QString toolTipText() const;  // the text's tooltip (with the window's note when there is one)
 
 private:
     WhatIfAnswer answer_;

@@ -143,16 +143,17 @@ int runCompare(VerbContext& ctx) {
                                                         DbRecorder::describeRuns(base, sourceKind, source));
         }
         const std::vector<alloc::RunMetrics> runs = alloc::ComparisonEngine::compare(program, compareConfigs, target, options);
+        const alloc::WindowFigures* window = choice->window ? &*choice->window : nullptr;  // marks window-only figures
         if (json) {
-            ctx.out << alloc::CompareReport::json(info, target, runs);
+            ctx.out << alloc::CompareReport::json(info, target, runs, window);
         } else {
             ctx.out << info.name;
             if (!isTrace) {
                 ctx.out << " (" << info.params << ")" << (workload->usesSeed() ? ", seed " + std::to_string(seed) : std::string());
             }
-            ctx.out << " on " << target.name << ", " << program.ops.size() << " ops\n" << alloc::CompareReport::table(runs);
+            ctx.out << " on " << target.name << ", " << program.ops.size() << " ops\n" << alloc::CompareReport::table(runs, window);
             for (const alloc::RunMetrics& r : runs) {
-                if (!r.ooms.empty()) ctx.out << "\n" << r.label << ": OOM at op " << r.ooms.front().opIndex << ": " << r.ooms.front().message << "\n";
+                if (!r.ooms.empty()) ctx.out << "\n" << r.label << ": OOM" << (window ? " (window)" : "") << " at op " << r.ooms.front().opIndex << ": " << r.ooms.front().message << "\n";
             }
         }
         for (const alloc::RunMetrics& r : runs) {

@@ -100,7 +100,7 @@ int runRecommend(VerbContext& ctx) {
                                                         DbRecorder::describeRuns(base, sourceKind, isTrace ? workloadName : title));
         }
         const alloc::Recommendation rec = alloc::Recommender::recommend(program, target, options);
-        ctx.out << title << " on " << target.name << "\n" << alloc::CompareReport::recommendation(rec);
+        ctx.out << title << " on " << target.name << "\n" << alloc::CompareReport::recommendation(rec, choice->window ? &*choice->window : nullptr);
         if (recorder) return recorder->reportRecorded(ctx, ctx.out);
         return kExitOk;
     } catch (const alloc::WorkloadError& e) {

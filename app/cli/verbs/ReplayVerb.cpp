@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "allocator/compare/WindowFigures.h"
 #include "allocator/config/ConfigParser.h"
 #include "allocator/replay/ConfigReplay.h"
 #include "allocator/replay/ReplayVerdict.h"
@@ -245,9 +246,12 @@ int runReplay(VerbContext& ctx) {
         report << "\n  " << (exact ? "replayed with the recorded addresses" : "what-if: new segments placed by the " + args.placement + " model")
                << ", " << result.emptyCacheSteps.size() << " explicit empty_cache() inferred\n";
         const alloc::DeviceStats& s = result.stats;
-        report << "  peak reserved " << s.reserved_bytes[alloc::kAggregate].peak << " B, peak allocated "
-               << s.allocated_bytes[alloc::kAggregate].peak << " B, device allocs " << s.num_device_alloc << ", OOMs "
-               << s.num_ooms << "\n";
+        // After a truncated history these four count the recorded window only: marked, and said why.
+        const std::string w = result.truncation ? " " + std::string(alloc::WindowFigures::kMark) : std::string();
+        report << "  peak reserved " << s.reserved_bytes[alloc::kAggregate].peak << " B" << w << ", peak allocated "
+               << s.allocated_bytes[alloc::kAggregate].peak << " B" << w << ", device allocs " << s.num_device_alloc << w
+               << ", OOMs " << s.num_ooms << w << "\n";
+        if (result.truncation) report << "  " << alloc::WindowFigures(trace.entries.size(), *result.truncation).legend() << "\n";
         // How firm the numbers are: the decisions that modelled addresses settled (AddressTies.h).
         if (!exact || result.addressTies.modelled > 0) report << "  address ties: " << result.addressTies.describe() << "\n";
         if (!realGpu.finish(options, trace.device, result, report, error)) return badInput(ctx, error, "--gpu " + device->name);
