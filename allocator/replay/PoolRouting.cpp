@@ -12,7 +12,7 @@ PoolRouting::PoolRouting(const RecordedTrace& trace) {
 PoolRouting::PoolRouting(std::map<std::size_t, PoolId> fixed) : forced_(std::move(fixed)), fixed_(true) {}
 
 PoolId PoolRouting::poolFor(std::size_t entry, std::uint64_t address, const CachingAllocator& allocator,
-                            bool& guessed) const {
+                            bool& guessed, std::optional<PoolId> prior) const {
     guessed = false;
     PoolId pool;
     if (fixed_) {
@@ -31,16 +31,27 @@ PoolId PoolRouting::poolFor(std::size_t entry, std::uint64_t address, const Cach
             }
         }
         guessed = !found;
+        if (guessed && prior && !prior->isDefault()) {
+            pool = *prior;
+            privateGuess_.insert(entry);
+        }
     }
     if (!pool.isDefault()) used_[entry] = pool;
     return pool;
+}
+
+std::optional<PoolId> PoolRouting::knownPoolAt(std::uint64_t address) const {
+    for (const KnownRange& range : known_) {
+        if (address >= range.address && address - range.address < range.size) return range.pool;
+    }
+    return std::nullopt;
 }
 
 bool PoolRouting::flip(std::size_t entry) {
     if (fixed_ || !flipped_.insert(entry).second) return false;
     auto it = forced_.find(entry);
     if (it == forced_.end()) {
-        forced_[entry] = kInferredPool;
+        forced_[entry] = privateGuess_.count(entry) > 0 ? PoolId{} : kInferredPool;
     } else {
         forced_.erase(it);
     }

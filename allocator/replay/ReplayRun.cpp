@@ -233,7 +233,7 @@ PoolId ReplayRun::beginRoute(std::size_t entry, const RecordedEntry& e, bool& gu
     guessed = false;
     if (routing_ == nullptr) return PoolId{};
     const StreamId stream = trace_.stream(e);
-    const PoolId pool = routing_->poolFor(entry, e.address, *allocator_, guessed);
+    const PoolId pool = routing_->poolFor(entry, e.address, *allocator_, guessed, capturePrior(entry, stream, e.stackId));
     // A capture cannot run on the legacy default stream (0), so private-pool allocations that
     // begin on a side stream are a torch.cuda.graph capture (graph trees under torch.compile use
     // it too). Its __enter__ calls empty_cache() first; with nothing cached to release the trace
@@ -260,6 +260,40 @@ PoolId ReplayRun::beginRoute(std::size_t entry, const RecordedEntry& e, bool& gu
     push(Op::pool(OpKind::BeginAllocateToPool, pool, 0, stream));
     allocator_->beginAllocateToPool(pool, stream, false);
     return pool;
+}
+
+// The pool a capture underway on `stream` routes an allocation to, for an allocation whose pool
+// no address tells. c10's get_pool routes every request made on a capturing stream to the
+// capture's private pool (captures_underway: the pool id and a filter that matches the capturing
+// stream), and a capture cannot run on the legacy default stream. torch.cuda.graph captures on a
+// stream of its own (graphs.py: default_capture_stream), used for nothing but its captures: once a
+// side stream's allocation came from a private pool, the next ones on it are taken to come from
+// it too (a guess still, which the inference can flip). CUDAGraph::capture_begin's own allocations
+// (graphs.py capture_begin in the stack) are the capture's first.
+// One capture allocates from one pool: where the snapshot's final segments name the pool of a
+// later allocation on the same stream, that pool is the guess (else the inferred pool).
+std::optional<PoolId> ReplayRun::capturePrior(std::size_t entry, StreamId stream, std::uint32_t stackId) const {
+    if (stream == 0 || routing_ == nullptr) return std::nullopt;
+    auto last = lastPoolOnStream_.find(stream);
+    const bool privateBefore = last != lastPoolOnStream_.end() && !last->second.isDefault();
+    if (privateBefore && last->second != kInferredPool) return last->second;
+    if (!privateBefore && !inCaptureBegin(stackId)) return std::nullopt;
+    constexpr std::size_t kLookAhead = 4096;
+    const std::size_t end = std::min<std::size_t>(trace_.entries.size(), entry + kLookAhead);
+    for (std::size_t i = entry + 1; i < end; ++i) {
+        const RecordedEntry& later = trace_.entries[i];
+        if (later.action != EventAction::Alloc || trace_.stream(later) != stream) continue;
+        if (std::optional<PoolId> known = routing_->knownPoolAt(later.address)) return known;
+    }
+    return kInferredPool;
+}
+
+bool ReplayRun::inCaptureBegin(std::uint32_t stackId) const {
+    if (stackId == 0) return false;
+    for (const Frame& frame : trace_.stacks.stack(stackId)) {
+        if (frame.name == "capture_begin" && endsWith(frame.filename, "graphs.py")) return true;
+    }
+    return false;
 }
 
 bool ReplayRun::inGraphTreesRecording(std::uint32_t stackId) {

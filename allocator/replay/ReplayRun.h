@@ -112,6 +112,10 @@ private:
         bool others = false;          // a segment went with an explicit (or default) empty_cache()
     };
     PoolReleases releasePoolsFreedIn(const TraceStep& step);
+    // The pool a capture underway on `stream` gives an allocation no address places (or none).
+    std::optional<PoolId> capturePrior(std::size_t entry, StreamId stream, std::uint32_t stackId) const;
+    // The allocation's Python stack runs inside torch.cuda.graph's capture_begin.
+    bool inCaptureBegin(std::uint32_t stackId) const;
     // The allocation's Python stack runs inside torch.compile graph trees' capture of a function.
     bool inGraphTreesRecording(std::uint32_t stackId);
     // The entry's Python stack is inside torch.cuda.empty_cache() (unknown without a stack).
