@@ -233,14 +233,33 @@ PoolId ReplayRun::beginRoute(std::size_t entry, const RecordedEntry& e, bool& gu
     guessed = false;
     if (routing_ == nullptr) return PoolId{};
     const StreamId stream = trace_.stream(e);
-    const PoolId pool = routing_->poolFor(entry, e.address, *allocator_, guessed, capturePrior(entry, stream, e.stackId));
+    // CUDAGraph::capture_begin registers the default CUDA generator with the graph before it calls
+    // beginAllocateToPool: the first graph registered allocates the generator's seed and offset
+    // (CUDAGeneratorState::register_graph, at::empty on the capture stream), from the default
+    // pool. Those allocations (graphs.py capture_begin in the stack) get no capture prior; they
+    // mark the capture's start, whose own allocations on that stream follow.
+    const bool inBegin = stream != 0 && inCaptureBegin(e.stackId);
+    const std::optional<PoolId> prior = inBegin ? std::nullopt : capturePrior(entry, stream);
+    const PoolId pool = routing_->poolFor(entry, e.address, *allocator_, guessed, prior);
     // A capture cannot run on the legacy default stream (0), so private-pool allocations that
     // begin on a side stream are a torch.cuda.graph capture (graph trees under torch.compile use
     // it too). Its __enter__ calls empty_cache() first; with nothing cached to release the trace
-    // shows nothing of it, but PyTorch counts it (num_sync_all_streams).
+    // shows nothing of it, but PyTorch counts it (num_sync_all_streams). A capture whose
+    // capture_begin allocated starts there, and its first private-pool allocation starts nothing.
+    bool& begun = captureBegun_[stream];
     const auto [last, fresh] = lastPoolOnStream_.try_emplace(stream, pool);
-    const bool captureStarts = stream != 0 && !pool.isDefault() && (fresh || last->second != pool);
+    bool captureStarts = stream != 0 && !pool.isDefault() && (fresh || last->second != pool) && !begun;
     last->second = pool;
+    if (inBegin) {
+        captureStarts = !begun;
+        begun = true;
+    } else if (!pool.isDefault()) {
+        begun = false;
+    }
+    if (captureStarts && pool.isDefault() && !emptyCacheThisStep_) {
+        push(Op::simple(OpKind::EmptyCache));
+        allocator_->emptyCache();
+    }
     if (pool.isDefault()) return pool;
     // torch.compile's graph trees warm a function up in the pool without a capture, then record
     // it in the same pool on the same stream: the rule above cannot see that capture start, the
@@ -267,17 +286,17 @@ PoolId ReplayRun::beginRoute(std::size_t entry, const RecordedEntry& e, bool& gu
 // capture's private pool (captures_underway: the pool id and a filter that matches the capturing
 // stream), and a capture cannot run on the legacy default stream. torch.cuda.graph captures on a
 // stream of its own (graphs.py: default_capture_stream), used for nothing but its captures: once a
-// side stream's allocation came from a private pool, the next ones on it are taken to come from
-// it too (a guess still, which the inference can flip). CUDAGraph::capture_begin's own allocations
-// (graphs.py capture_begin in the stack) are the capture's first.
+// side stream's allocation came from a private pool, or its capture_begin allocated, the next ones
+// on it are taken to come from the capture's pool (a guess still, which the inference can flip).
 // One capture allocates from one pool: where the snapshot's final segments name the pool of a
 // later allocation on the same stream, that pool is the guess (else the inferred pool).
-std::optional<PoolId> ReplayRun::capturePrior(std::size_t entry, StreamId stream, std::uint32_t stackId) const {
+std::optional<PoolId> ReplayRun::capturePrior(std::size_t entry, StreamId stream) const {
     if (stream == 0 || routing_ == nullptr) return std::nullopt;
     auto last = lastPoolOnStream_.find(stream);
     const bool privateBefore = last != lastPoolOnStream_.end() && !last->second.isDefault();
     if (privateBefore && last->second != kInferredPool) return last->second;
-    if (!privateBefore && !inCaptureBegin(stackId)) return std::nullopt;
+    auto begun = captureBegun_.find(stream);
+    if (!privateBefore && (begun == captureBegun_.end() || !begun->second)) return std::nullopt;
     constexpr std::size_t kLookAhead = 4096;
     const std::size_t end = std::min<std::size_t>(trace_.entries.size(), entry + kLookAhead);
     for (std::size_t i = entry + 1; i < end; ++i) {
@@ -350,7 +369,10 @@ ReplayRun::PoolReleases ReplayRun::releasePoolsFreedIn(const TraceStep& step) {
 std::optional<bool> ReplayRun::inEmptyCacheCall(std::uint32_t stackId) const {
     if (stackId == 0) return std::nullopt;
     for (const Frame& frame : trace_.stacks.stack(stackId)) {
-        if (frame.name == "empty_cache" && endsWith(frame.filename, "cuda/memory.py")) return true;
+        // Recorders that shorten every frame's file name to its base name leave "memory.py".
+        if (frame.name == "empty_cache" && (endsWith(frame.filename, "cuda/memory.py") || frame.filename == "memory.py")) {
+            return true;
+        }
     }
     return false;
 }
