@@ -366,6 +366,24 @@ ReplayRun::PoolReleases ReplayRun::releasePoolsFreedIn(const TraceStep& step) {
     return out;
 }
 
+// An allocation that finds no memory retries after release_cached_blocks (c10 malloc), which
+// frees the default pools' whole free segments and then those of every freeable private pool
+// (graph_pools_freeable: use_count 0). A recorded release of a private pool's segment in the step
+// of an allocation says that pool's owner was gone before it: release the pool, and the retry
+// frees what PyTorch's did. (With an explicit empty_cache() in the step instead, the variant
+// with the empty_cache() does the same through releasePoolsFreedIn.)
+void ReplayRun::releaseRetriedPools(const TraceStep& step) {
+    const std::size_t last = step.program == kNoEntry ? step.end : step.program;
+    for (std::size_t i = step.begin; i < last; ++i) {
+        const RecordedEntry& e = trace_.entries[i];
+        if (!TraceSteps::isRelease(e.action)) continue;
+        const std::optional<PoolId> pool = allocator_->poolOfAddress(e.address);
+        if (!pool || pool->isDefault() || createdPools_.erase(*pool) == 0) continue;
+        push(Op::pool(OpKind::ReleasePool, *pool));
+        allocator_->releasePool(*pool);
+    }
+}
+
 std::optional<bool> ReplayRun::inEmptyCacheCall(std::uint32_t stackId) const {
     if (stackId == 0) return std::nullopt;
     for (const Frame& frame : trace_.stacks.stack(stackId)) {
@@ -401,6 +419,8 @@ void ReplayRun::runStep(std::size_t k, const TraceStep& step, bool withEmptyCach
             if (!released.others && pool == released.byOwner.front()) out.programOp = op;
             allocator_->emptyCache(pool);
         }
+    } else if (routing_ != nullptr && step.program != kNoEntry) {
+        releaseRetriedPools(step);
     }
     if (step.program != kNoEntry) {
         const RecordedEntry& e = trace_.entries[step.program];

@@ -112,6 +112,8 @@ private:
         bool others = false;          // a segment went with an explicit (or default) empty_cache()
     };
     PoolReleases releasePoolsFreedIn(const TraceStep& step);
+    // The private pools whose segments an allocation's retry released in `step`: released first.
+    void releaseRetriedPools(const TraceStep& step);
     // The pool a capture underway on `stream` gives an allocation no address places (or none).
     std::optional<PoolId> capturePrior(std::size_t entry, StreamId stream) const;
     // The allocation's Python stack runs inside torch.cuda.graph's capture_begin.
