@@ -39,8 +39,9 @@ public:
     // The trace's final segments name a private pool: route from the start.
     bool knownPrivatePools() const { return !known_.empty(); }
 
-    // The private pool the trace's final segments give `address`, if any.
-    std::optional<PoolId> knownPoolAt(std::uint64_t address) const;
+    // The private pool the trace's final segments give an allocation at `address` recorded at
+    // trace entry `entry`, if any (none before the last cudaFree of a segment at that range).
+    std::optional<PoolId> knownPoolAt(std::size_t entry, std::uint64_t address) const;
 
     // The pool the allocation recorded at trace entry `entry`, address `address`, is served from.
     // `guessed` is set when rule 3 decided: `prior` if given (the pool a capture underway on the
@@ -70,6 +71,7 @@ private:
         std::uint64_t address = 0;
         std::uint64_t size = 0;
         PoolId pool;
+        std::size_t since = 0;  // the first entry after the last segment_free over the range
     };
     std::vector<KnownRange> known_;         // final segments of private pools
     std::map<std::size_t, PoolId> forced_;  // flipped guesses (or a what-if's fixed routing)

@@ -302,7 +302,7 @@ std::optional<PoolId> ReplayRun::capturePrior(std::size_t entry, StreamId stream
     for (std::size_t i = entry + 1; i < end; ++i) {
         const RecordedEntry& later = trace_.entries[i];
         if (later.action != EventAction::Alloc || trace_.stream(later) != stream) continue;
-        if (std::optional<PoolId> known = routing_->knownPoolAt(later.address)) return known;
+        if (std::optional<PoolId> known = routing_->knownPoolAt(i, later.address)) return known;
     }
     return kInferredPool;
 }

@@ -41,12 +41,15 @@ private slots:
     // allocation's retry (release_cached_blocks) frees the segments of the pools already freeable,
     // so a release of a pool's segment in an allocation's step says its graph was gone
     // (ReplayRun::releaseRetriedPools); explaining it by an explicit empty_cache() instead gave one
-    // retry fewer and one sync more than PyTorch.
+    // retry fewer and one sync more than PyTorch. compile_gpt2 (default) needs a fourth: a final
+    // private segment names the pool of allocations in its range only since the last cudaFree
+    // there (PoolRouting: an optimizer's default-pool segment, freed by the graph trees'
+    // empty_cache(), came back at the same address as the graph pool's).
     void heldout_data() {
         QTest::addColumn<QString>("name");
         for (const char* name : {"cudagraph_train__default", "cudagraph_train__msplit128", "cudagraph_train__expandable",
                                  "cudagraph_train_frac__default", "cudagraph_train_frac__msplit128",
-                                 "compile_gpt2__expandable", "compile_gpt2_infer__default", "compile_gpt2_infer__expandable"}) {
+                                 "compile_gpt2__default", "compile_gpt2__expandable", "compile_gpt2_infer__default", "compile_gpt2_infer__expandable"}) {
             QTest::newRow(name) << QString(name);
         }
     }
