@@ -39,18 +39,28 @@ public:
     // The trace's final segments name a private pool: route from the start.
     bool knownPrivatePools() const { return !known_.empty(); }
 
-    // The pool the allocation recorded at trace entry `entry`, address `address`, is served from.
-    // `guessed` is set when rule 3 decided (the default pool, without evidence).
-    PoolId poolFor(std::size_t entry, std::uint64_t address, const CachingAllocator& allocator, bool& guessed) const;
+    // The private pool the trace's final segments give an allocation at `address` recorded at
+    // trace entry `entry`, if any (none before the last cudaFree of a segment at that range).
+    std::optional<PoolId> knownPoolAt(std::size_t entry, std::uint64_t address) const;
 
-    // Flips a guess made at `entry` (default <-> the inferred private pool). False if that entry
-    // was flipped before (no cycles) or is not a guess.
+    // The pool the allocation recorded at trace entry `entry`, address `address`, is served from.
+    // `guessed` is set when rule 3 decided: `prior` if given (the pool a capture underway on the
+    // allocation's stream routes it to, ReplayRun::capturePrior), else the default pool.
+    PoolId poolFor(std::size_t entry, std::uint64_t address, const CachingAllocator& allocator, bool& guessed,
+                   std::optional<PoolId> prior = std::nullopt) const;
+
+    // Flips a guess made at `entry` (default <-> a private pool: the inferred one, or back to the
+    // default pool when the guess was a prior's private pool). False if that entry was flipped
+    // before (no cycles) or is not a guess.
     bool flip(std::size_t entry);
     std::size_t flips() const { return flipped_.size(); }
 
     // A new replay of the trace starts: forget the previous attempt's assignments (an entry
     // flipped back to the default pool must not stay assigned).
-    void startReplay() { used_.clear(); }
+    void startReplay() {
+        used_.clear();
+        privateGuess_.clear();
+    }
 
     // Every entry routed to a private pool by the last replay (recorded by it), for what-ifs.
     std::map<std::size_t, PoolId>& assignments() { return used_; }
@@ -61,10 +71,12 @@ private:
         std::uint64_t address = 0;
         std::uint64_t size = 0;
         PoolId pool;
+        std::size_t since = 0;  // the first entry after the last segment_free over the range
     };
     std::vector<KnownRange> known_;         // final segments of private pools
     std::map<std::size_t, PoolId> forced_;  // flipped guesses (or a what-if's fixed routing)
     std::set<std::size_t> flipped_;
+    mutable std::set<std::size_t> privateGuess_;  // entries whose rule-3 guess was a private pool
     bool fixed_ = false;
     mutable std::map<std::size_t, PoolId> used_;
 };

@@ -279,14 +279,33 @@ PoolId ReplayRun::beginRoute(std::size_t entry, const RecordedEntry& e, bool& gu
     guessed = false;
     if (routing_ == nullptr) return PoolId{};
     const StreamId stream = trace_.stream(e);
-    const PoolId pool = routing_->poolFor(entry, e.address, *allocator_, guessed);
+    // CUDAGraph::capture_begin registers the default CUDA generator with the graph before it calls
+    // beginAllocateToPool: the first graph registered allocates the generator's seed and offset
+    // (CUDAGeneratorState::register_graph, at::empty on the capture stream), from the default
+    // pool. Those allocations (graphs.py capture_begin in the stack) get no capture prior; they
+    // mark the capture's start, whose own allocations on that stream follow.
+    const bool inBegin = stream != 0 && inCaptureBegin(e.stackId);
+    const std::optional<PoolId> prior = inBegin ? std::nullopt : capturePrior(entry, stream);
+    const PoolId pool = routing_->poolFor(entry, e.address, *allocator_, guessed, prior);
     // A capture cannot run on the legacy default stream (0), so private-pool allocations that
     // begin on a side stream are a torch.cuda.graph capture (graph trees under torch.compile use
     // it too). Its __enter__ calls empty_cache() first; with nothing cached to release the trace
-    // shows nothing of it, but PyTorch counts it (num_sync_all_streams).
+    // shows nothing of it, but PyTorch counts it (num_sync_all_streams). A capture whose
+    // capture_begin allocated starts there, and its first private-pool allocation starts nothing.
+    bool& begun = captureBegun_[stream];
     const auto [last, fresh] = lastPoolOnStream_.try_emplace(stream, pool);
-    const bool captureStarts = stream != 0 && !pool.isDefault() && (fresh || last->second != pool);
+    bool captureStarts = stream != 0 && !pool.isDefault() && (fresh || last->second != pool) && !begun;
     last->second = pool;
+    if (inBegin) {
+        captureStarts = !begun;
+        begun = true;
+    } else if (!pool.isDefault()) {
+        begun = false;
+    }
+    if (captureStarts && pool.isDefault() && !emptyCacheThisStep_) {
+        push(Op::simple(OpKind::EmptyCache));
+        allocator_->emptyCache();
+    }
     if (pool.isDefault()) return pool;
     // torch.compile's graph trees warm a function up in the pool without a capture, then record
     // it in the same pool on the same stream: the rule above cannot see that capture start, the
@@ -306,6 +325,40 @@ PoolId ReplayRun::beginRoute(std::size_t entry, const RecordedEntry& e, bool& gu
     push(Op::pool(OpKind::BeginAllocateToPool, pool, 0, stream));
     allocator_->beginAllocateToPool(pool, stream, false);
     return pool;
+}
+
+// The pool a capture underway on `stream` routes an allocation to, for an allocation whose pool
+// no address tells. c10's get_pool routes every request made on a capturing stream to the
+// capture's private pool (captures_underway: the pool id and a filter that matches the capturing
+// stream), and a capture cannot run on the legacy default stream. torch.cuda.graph captures on a
+// stream of its own (graphs.py: default_capture_stream), used for nothing but its captures: once a
+// side stream's allocation came from a private pool, or its capture_begin allocated, the next ones
+// on it are taken to come from the capture's pool (a guess still, which the inference can flip).
+// One capture allocates from one pool: where the snapshot's final segments name the pool of a
+// later allocation on the same stream, that pool is the guess (else the inferred pool).
+std::optional<PoolId> ReplayRun::capturePrior(std::size_t entry, StreamId stream) const {
+    if (stream == 0 || routing_ == nullptr) return std::nullopt;
+    auto last = lastPoolOnStream_.find(stream);
+    const bool privateBefore = last != lastPoolOnStream_.end() && !last->second.isDefault();
+    if (privateBefore && last->second != kInferredPool) return last->second;
+    auto begun = captureBegun_.find(stream);
+    if (!privateBefore && (begun == captureBegun_.end() || !begun->second)) return std::nullopt;
+    constexpr std::size_t kLookAhead = 4096;
+    const std::size_t end = std::min<std::size_t>(trace_.entries.size(), entry + kLookAhead);
+    for (std::size_t i = entry + 1; i < end; ++i) {
+        const RecordedEntry& later = trace_.entries[i];
+        if (later.action != EventAction::Alloc || trace_.stream(later) != stream) continue;
+        if (std::optional<PoolId> known = routing_->knownPoolAt(i, later.address)) return known;
+    }
+    return kInferredPool;
+}
+
+bool ReplayRun::inCaptureBegin(std::uint32_t stackId) const {
+    if (stackId == 0) return false;
+    for (const Frame& frame : trace_.stacks.stack(stackId)) {
+        if (frame.name == "capture_begin" && endsWith(frame.filename, "graphs.py")) return true;
+    }
+    return false;
 }
 
 bool ReplayRun::inGraphTreesRecording(std::uint32_t stackId) {
@@ -359,10 +412,31 @@ ReplayRun::PoolReleases ReplayRun::releasePoolsFreedIn(const TraceStep& step) {
     return out;
 }
 
+// An allocation that finds no memory retries after release_cached_blocks (c10 malloc), which
+// frees the default pools' whole free segments and then those of every freeable private pool
+// (graph_pools_freeable: use_count 0). A recorded release of a private pool's segment in the step
+// of an allocation says that pool's owner was gone before it: release the pool, and the retry
+// frees what PyTorch's did. (With an explicit empty_cache() in the step instead, the variant
+// with the empty_cache() does the same through releasePoolsFreedIn.)
+void ReplayRun::releaseRetriedPools(const TraceStep& step) {
+    const std::size_t last = step.program == kNoEntry ? step.end : step.program;
+    for (std::size_t i = step.begin; i < last; ++i) {
+        const RecordedEntry& e = trace_.entries[i];
+        if (!TraceSteps::isRelease(e.action)) continue;
+        const std::optional<PoolId> pool = allocator_->poolOfAddress(e.address);
+        if (!pool || pool->isDefault() || createdPools_.erase(*pool) == 0) continue;
+        push(Op::pool(OpKind::ReleasePool, *pool));
+        allocator_->releasePool(*pool);
+    }
+}
+
 std::optional<bool> ReplayRun::inEmptyCacheCall(std::uint32_t stackId) const {
     if (stackId == 0) return std::nullopt;
     for (const Frame& frame : trace_.stacks.stack(stackId)) {
-        if (frame.name == "empty_cache" && endsWith(frame.filename, "cuda/memory.py")) return true;
+        // Recorders that shorten every frame's file name to its base name leave "memory.py".
+        if (frame.name == "empty_cache" && (endsWith(frame.filename, "cuda/memory.py") || frame.filename == "memory.py")) {
+            return true;
+        }
     }
     return false;
 }
@@ -391,6 +465,8 @@ void ReplayRun::runStep(std::size_t k, const TraceStep& step, bool withEmptyCach
             if (!released.others && pool == released.byOwner.front()) out.programOp = op;
             allocator_->emptyCache(pool);
         }
+    } else if (routing_ != nullptr && step.program != kNoEntry) {
+        releaseRetriedPools(step);
     }
     if (step.program != kNoEntry) {
         const RecordedEntry& e = trace_.entries[step.program];

@@ -121,6 +121,12 @@ private:
         bool others = false;          // a segment went with an explicit (or default) empty_cache()
     };
     PoolReleases releasePoolsFreedIn(const TraceStep& step);
+    // The private pools whose segments an allocation's retry released in `step`: released first.
+    void releaseRetriedPools(const TraceStep& step);
+    // The pool a capture underway on `stream` gives an allocation no address places (or none).
+    std::optional<PoolId> capturePrior(std::size_t entry, StreamId stream) const;
+    // The allocation's Python stack runs inside torch.cuda.graph's capture_begin.
+    bool inCaptureBegin(std::uint32_t stackId) const;
     // The allocation's Python stack runs inside torch.compile graph trees' capture of a function.
     bool inGraphTreesRecording(std::uint32_t stackId);
     // The entry's Python stack is inside torch.cuda.empty_cache() (unknown without a stack).
@@ -155,6 +161,7 @@ private:
     // The pool of the last allocation on each stream: a private pool's allocations starting on a
     // side stream mark a CUDA graph capture (torch.cuda.graph calls empty_cache() before it).
     std::map<StreamId, PoolId> lastPoolOnStream_;
+    std::map<StreamId, bool> captureBegun_;              // capture_begin allocated, no capture alloc yet
     std::map<StreamId, bool> recordingOnStream_;         // the last private-pool alloc was recorded
     std::map<std::uint32_t, bool> recordingStacks_;     // inGraphTreesRecording, by stack id
     bool emptyCacheThisStep_ = false;

@@ -313,6 +313,7 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
         const RecordedEntry* program = step.program == kNoEntry ? nullptr : &trace.entries[step.program];
         bool want = given.count(k) > 0;
         bool tryBoth = false;
+        std::vector<std::size_t> altHints;
         if (infer && stepHasRelease(trace, step)) {
             // Frees never release segments; after the last program event nothing else could.
             if (!program || program->action == EventAction::FreeRequested || program->action == EventAction::FreeCompleted) {
@@ -347,13 +348,24 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
                 out = std::move(altOut);
                 mismatch.clear();
                 want = true;
+            } else if (hints && routing && !result.divergence) {
+                // Neither variant matched. The one with the empty_cache() can name a guess the
+                // one without cannot: a segment it released among the default pool's although
+                // PyTorch released it with a freeable private pool (release_cached_blocks frees
+                // the default pools first, then graph_pools_freeable), or kept.
+                altHints = poolHints(trace, step, program, altOut, *alt);
             }
         }
         if (want) result.emptyCacheSteps.push_back(k);
         if (!mismatch.empty() && !result.divergence) {
             result.divergence = ReplayDivergence{out.programOp, program ? std::size_t{step.program} : step.end - 1, mismatch};
             result.totalMemoryBound = run->totalMemoryBound();
-            if (hints && routing) *hints = poolHints(trace, step, program, out, *run);
+            if (hints && routing) {
+                *hints = poolHints(trace, step, program, out, *run);
+                for (const std::size_t entry : altHints) {
+                    if (std::find(hints->begin(), hints->end(), entry) == hints->end()) hints->push_back(entry);
+                }
+            }
         }
         tellPhases(out.phases);
         if (options.sink) {

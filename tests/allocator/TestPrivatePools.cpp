@@ -128,6 +128,37 @@ private slots:
         QVERIFY2(message.contains("with 40.00 MiB allocated in private pools (e.g., CUDA Graphs)"), qPrintable(message));
     }
 
+    // An allocation's retry frees what empty_cache() would: c10 malloc's last step is
+    // release_cached_blocks(context, {0, 0}) (synchronize_and_free_events, the default pools, then
+    // every pool in graph_pools_freeable) and alloc_block(isRetry). So a graph's pool whose graph
+    // is gone (use count 0) gives its whole free segments back on a retry, counting one sync and
+    // one retry; while the graph lives they stay and the request runs out of memory. (The replay
+    // reads a pool release recorded in an allocation's step this way: ReplayRun::releaseRetriedPools.)
+    void retryFreesFreeablePools() {
+        Harness h({}, 100 * MiB);
+        h.allocator->beginAllocateToPool(kGraphPool, kCaptureStream, true);  // capture_begin: one use
+        const std::uint64_t a = h.alloc(40 * MiB, kCaptureStream);
+        h.allocator->endAllocateToPool(kGraphPool);
+        QVERIFY(h.free(a));
+        const std::int64_t syncs = h.stats().num_sync_all_streams;
+        QCOMPARE(h.alloc(80 * MiB, 0), std::uint64_t{0});  // the graph lives: its 40 MiB stay
+        QCOMPARE(h.stats().num_alloc_retries, std::int64_t{1});
+        QCOMPARE(h.stats().num_sync_all_streams, syncs + 1);
+        QCOMPARE(h.stats().reserved_bytes[kAggregate].current, std::int64_t(40 * MiB));
+
+        QVERIFY(h.allocator->releasePool(kGraphPool));  // the graph is destroyed
+        QCOMPARE(h.stats().reserved_bytes[kAggregate].current, std::int64_t(40 * MiB));  // nothing yet
+        const std::uint64_t b = h.alloc(80 * MiB, 0);
+        QVERIFY(b != 0);
+        QCOMPARE(h.stats().num_alloc_retries, std::int64_t{2});
+        QCOMPARE(h.stats().num_sync_all_streams, syncs + 2);
+        QCOMPARE(h.stats().num_device_free, std::int64_t{1});
+        QCOMPARE(h.stats().reserved_bytes[kAggregate].current, std::int64_t(80 * MiB));
+        QCOMPARE(h.allocator->poolOfAddress(b), std::optional<PoolId>(PoolId{}));
+        QCOMPARE(h.allocator->segments().size(), std::size_t{1});
+        QCOMPARE(QString::fromStdString(h.check()), QString());
+    }
+
     // use_on_oom: a MemPool whose free blocks a default-pool request may take before raising.
     void useOnOomLendsThePool() {
         Harness h({}, 100 * MiB);

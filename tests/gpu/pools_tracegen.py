@@ -1,0 +1,382 @@
+"""Record real PyTorch snapshots of programs that allocate from private memory pools, with PyTorch's
+ground truth (issue 36: held-out private-pool programs).
+
+Usage: python3 pools_tracegen.py RESULTDIR [--tar FILE] [--deadline SECONDS] [--lanes N]
+           parent: runs every program x config, each in a fresh child process (N at a time on the
+           one GPU: each process has its own caching allocator, and none comes near the device's
+           memory); after each child it (re)writes FILE (a .tar.gz of RESULTDIR)
+       python3 pools_tracegen.py --child PROGRAM CONFIGNAME RESULTDIR
+           child: one program under one config (PYTORCH_CUDA_ALLOC_CONF comes from the environment)
+
+Each child sets nothing before `import torch` but what the parent put in its environment, starts
+`torch.cuda.memory._record_memory_history(max_entries=1000000, stacks="python")` before the first
+allocation, runs the program, and right after its last op writes RESULTDIR/P__C.pickle
+(torch.cuda.memory._snapshot(), file names in stack frames shortened to their base name, pickle
+protocol 4) and RESULTDIR/P__C.json (memory_stats, memory_summary, the config, the memory fraction,
+total memory), then leaves with os._exit(0), so nothing is freed after the program's last op.
+
+Programs:
+  cudagraph_train       a 3-layer MLP training step (forward, MSE loss, backward, AdamW(capturable=True)
+                        step) captured whole with torch.cuda.graph, replayed 10 times with eager side
+                        allocations (temporaries, a sliding window of kept tensors, an eager no-grad
+                        forward) between replays; then the graph, its static outputs and the grads are
+                        deleted, more eager allocations, torch.cuda.empty_cache(), two last allocations
+  cudagraph_train_frac  the same under set_per_process_memory_fraction(400 MiB / total) with larger
+                        side allocations: allocation retries (free_cached_blocks, release_cached_blocks)
+                        and caught OOMs while the graph's private pool holds memory
+  shared_pool_graphs    two graphs captured into one private pool (g2 with pool=g1.pool(); g2 reads
+                        g1's static output), replayed alternately with side allocations; g1 deleted
+                        first, then g2, then empty_cache()
+  compile_gpt2          torch.compile(mode="reduce-overhead") on a tiny GPT-2 (transformers, random
+                        init), 5 training steps (AdamW, eager) of the same shape
+  compile_gpt2_infer    the same model compiled for inference (torch.no_grad), 6 steps
+  mempool_generation    a tiny LlamaForCausalLM (random init) generating inside
+                        torch.cuda.use_mem_pool(torch.cuda.MemPool()), 3 prompts; then the outputs and
+                        the pool are deleted and empty_cache() is called
+"""
+import json, os, random, subprocess, sys, tarfile, threading, time
+from concurrent.futures import ThreadPoolExecutor
+
+MB = 1 << 20
+
+CONFS = {"default": "", "msplit128": "max_split_size_mb:128", "expandable": "expandable_segments:True"}
+JOBS = [  # slow ones first
+    ("compile_gpt2", "default"), ("compile_gpt2", "expandable"),
+    ("compile_gpt2_infer", "default"), ("compile_gpt2_infer", "expandable"),
+    ("cudagraph_train", "default"), ("cudagraph_train", "msplit128"), ("cudagraph_train", "expandable"),
+    ("shared_pool_graphs", "default"), ("shared_pool_graphs", "expandable"),
+    ("mempool_generation", "default"), ("mempool_generation", "expandable"),
+    ("cudagraph_train_frac", "default"), ("cudagraph_train_frac", "msplit128"),
+    ("cudagraph_train_frac", "expandable"),
+]
+
+
+def shorten_frames(obj, seen):
+    """File names in stack frames -> base name (interned, so the pickle stores each name once)."""
+    stack = [obj]
+    while stack:
+        o = stack.pop()
+        if id(o) in seen:
+            continue
+        seen.add(id(o))
+        if isinstance(o, dict):
+            fn = o.get("filename")
+            if isinstance(fn, str):
+                o["filename"] = sys.intern(os.path.basename(fn))
+                if isinstance(o.get("name"), str):
+                    o["name"] = sys.intern(o["name"])
+            stack.extend(v for v in o.values() if isinstance(v, (dict, list)))
+        elif isinstance(o, list):
+            stack.extend(v for v in o if isinstance(v, (dict, list)))
+
+
+def finish(torch, base, info, t0):
+    import pickle
+    t1 = time.time()
+    snap = torch.cuda.memory._snapshot()
+    shorten_frames(snap, set())
+    with open(base + ".pickle", "wb") as f:
+        pickle.dump(snap, f, protocol=4)
+    actions = {}
+    for entries in snap.get("device_traces", []):
+        for e in entries:
+            actions[e["action"]] = actions.get(e["action"], 0) + 1
+    info.update({
+        "seconds": t1 - t0,
+        "mem_get_info_at_end": list(torch.cuda.mem_get_info(0)),
+        "trace_actions": actions,
+        "trace_entries": sum(actions.values()),
+        "pickle_bytes": os.path.getsize(base + ".pickle"),
+        "memory_stats": dict(torch.cuda.memory_stats()),
+        "summary": torch.cuda.memory_summary(),
+    })
+    with open(base + ".json", "w") as f:
+        json.dump(info, f, indent=1)
+    sys.stdout.flush(); sys.stderr.flush()
+    os._exit(0)
+
+
+# ------------------------------------------------------------------------------------- programs
+
+def mlp(torch, dev):
+    nn = torch.nn
+    return nn.Sequential(nn.Linear(512, 2048), nn.GELU(), nn.Linear(2048, 2048), nn.GELU(),
+                         nn.Linear(2048, 512)).to(dev)
+
+
+def p_cudagraph_train(torch, dev, rng, info, frac=False):
+    model = mlp(torch, dev)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, capturable=True)
+    loss_fn = torch.nn.MSELoss()
+    x = torch.randn(256, 512, device=dev)
+    t = torch.randn(256, 512, device=dev)
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(3):
+            opt.zero_grad(set_to_none=True)
+            loss = loss_fn(model(x), t)
+            loss.backward()
+            opt.step()
+    torch.cuda.current_stream().wait_stream(s)
+    del loss
+    g = torch.cuda.CUDAGraph()
+    opt.zero_grad(set_to_none=True)
+    with torch.cuda.graph(g):
+        static_y = model(x)
+        static_loss = loss_fn(static_y, t)
+        static_loss.backward()
+        opt.step()
+    keep, losses, ooms = [], [], 0
+    big = (20, 120) if frac else (1, 24)
+    for i in range(10):
+        try:
+            x.copy_(torch.randn(256, 512, device=dev))
+            t.copy_(torch.randn(256, 512, device=dev))
+            g.replay()
+            losses.append(static_loss.item())
+            tmp = torch.empty(rng.randint(1, 64) * MB, dtype=torch.uint8, device=dev)
+            keep.append(torch.empty(rng.randint(*big) * MB, dtype=torch.uint8, device=dev))
+            if len(keep) > 3:
+                keep.pop(rng.randrange(len(keep)))
+            with torch.no_grad():
+                ev = model(torch.randn(rng.choice([64, 512, 1024]), 512, device=dev))
+            del tmp, ev
+        except torch.OutOfMemoryError:
+            ooms += 1
+            tmp = ev = None
+    del g, static_y, static_loss
+    opt.zero_grad(set_to_none=True)
+    for i in range(4):
+        try:
+            keep.append(torch.empty(rng.randint(*big) * MB, dtype=torch.uint8, device=dev))
+            keep.pop(0)
+        except torch.OutOfMemoryError:
+            ooms += 1
+    torch.cuda.empty_cache()
+    last = [torch.empty(3 * MB, device=dev), torch.empty(30 * MB, dtype=torch.uint8, device=dev)]
+    info["program_result"] = {"losses": losses, "ooms_caught": ooms}
+    return last, keep, model, opt
+
+
+def p_cudagraph_train_frac(torch, dev, rng, info):
+    return p_cudagraph_train(torch, dev, rng, info, frac=True)
+
+
+def p_shared_pool_graphs(torch, dev, rng, info):
+    nn = torch.nn
+    a = nn.Sequential(nn.Linear(1024, 4096), nn.GELU(), nn.Linear(4096, 1024)).to(dev)
+    b = nn.Sequential(nn.Linear(1024, 2048), nn.GELU(), nn.Linear(2048, 256)).to(dev)
+    x = torch.randn(128, 1024, device=dev)
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s), torch.no_grad():
+        for _ in range(3):
+            b(a(x))
+    torch.cuda.current_stream().wait_stream(s)
+    g1, g2 = torch.cuda.CUDAGraph(), torch.cuda.CUDAGraph()
+    with torch.no_grad():
+        with torch.cuda.graph(g1):
+            h = a(x)
+        with torch.cuda.graph(g2, pool=g1.pool()):
+            y = b(h)
+    keep, sums = [], []
+    for i in range(12):
+        x.copy_(torch.randn(128, 1024, device=dev))
+        g1.replay()
+        if i % 3 != 2:
+            g2.replay()
+        sums.append(float(y.sum().item()))
+        tmp = torch.empty(rng.randint(1, 40) * MB, dtype=torch.uint8, device=dev)
+        keep.append(h.clone())
+        if len(keep) > 4:
+            keep.pop(0)
+        del tmp
+    del g1, h
+    for i in range(3):
+        keep.append(torch.empty(rng.randint(2, 30) * MB, dtype=torch.uint8, device=dev))
+        g2.replay()
+    del g2, y
+    keep.append(torch.empty(5 * MB, dtype=torch.uint8, device=dev))
+    torch.cuda.empty_cache()
+    keep.append(torch.empty(7 * MB, dtype=torch.uint8, device=dev))
+    info["program_result"] = {"sums": sums}
+    return keep, a, b
+
+
+GPT2 = dict(vocab_size=4096, n_positions=128, n_embd=256, n_layer=2, n_head=4,
+            resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
+
+
+def p_compile_gpt2(torch, dev, rng, info, train=True):
+    from transformers import GPT2Config, GPT2LMHeadModel
+    import transformers
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(GPT2Config(**GPT2)).to(dev)
+    info["program_params"] = {"gpt2": GPT2, "transformers_version": transformers.__version__,
+                              "train": train}
+    f = torch.compile(model, mode="reduce-overhead")
+    vals = []
+    if train:
+        model.train()
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+        for step in range(5):
+            torch.compiler.cudagraph_mark_step_begin()
+            idx = torch.randint(0, GPT2["vocab_size"], (8, 64), device=dev)
+            out = f(input_ids=idx, labels=idx)
+            out.loss.backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+            vals.append(float(out.loss.item()))
+            del out, idx
+        keep = [opt]
+    else:
+        model.eval()
+        with torch.no_grad():
+            for step in range(6):
+                torch.compiler.cudagraph_mark_step_begin()
+                idx = torch.randint(0, GPT2["vocab_size"], (8, 64), device=dev)
+                out = f(input_ids=idx)
+                vals.append(float(out.logits.float().mean().item()))
+                del out, idx
+        keep = []
+    info["program_result"] = {"values": vals}
+    return keep, model, f
+
+
+def p_compile_gpt2_infer(torch, dev, rng, info):
+    return p_compile_gpt2(torch, dev, rng, info, train=False)
+
+
+LLAMA = dict(vocab_size=4096, hidden_size=256, intermediate_size=688, num_hidden_layers=2,
+             num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512)
+
+
+def p_mempool_generation(torch, dev, rng, info):
+    from transformers import LlamaConfig, LlamaForCausalLM
+    import transformers, gc
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(LlamaConfig(**LLAMA)).to(dev).eval()
+    info["program_params"] = {"llama": LLAMA, "transformers_version": transformers.__version__}
+    pool = torch.cuda.MemPool()
+    outs = []
+    with torch.no_grad(), torch.cuda.use_mem_pool(pool):
+        for bsz, plen in ((2, 16), (4, 24), (1, 40)):
+            ids = torch.randint(3, LLAMA["vocab_size"], (bsz, plen), device=dev)
+            outs.append(model.generate(ids, max_new_tokens=24, do_sample=False, pad_token_id=0,
+                                       eos_token_id=None))
+            del ids
+    info["program_result"] = {"lengths": [list(o.shape) for o in outs]}
+    mid = torch.empty(9 * MB, dtype=torch.uint8, device=dev)
+    del outs
+    gc.collect()
+    del pool
+    gc.collect()
+    torch.cuda.empty_cache()
+    last = torch.empty(11 * MB, dtype=torch.uint8, device=dev)
+    return model, mid, last
+
+
+def child(program, cfgname, out):
+    t0 = time.time()
+    import torch
+    t_import = time.time() - t0
+    torch.cuda.init()
+    dev = torch.device("cuda")
+    props = torch.cuda.get_device_properties(0)
+    frac = None
+    if program == "cudagraph_train_frac":
+        frac = (400 * MB) / props.total_memory
+        torch.cuda.set_per_process_memory_fraction(frac, 0)
+    torch.cuda.memory._record_memory_history(max_entries=1000000, stacks="python")
+    info = {
+        "program": program, "config_name": cfgname,
+        "PYTORCH_CUDA_ALLOC_CONF": os.environ.get("PYTORCH_CUDA_ALLOC_CONF", ""),
+        "memory_fraction": frac, "total_memory": props.total_memory,
+        "device_name": torch.cuda.get_device_name(0), "torch_version": torch.__version__,
+        "cuda_version": torch.version.cuda,
+        "record_memory_history": {"max_entries": 1000000, "stacks": "python"},
+        "import_torch_seconds": t_import,
+    }
+    rng = random.Random(0)
+    torch.manual_seed(0)
+    t1 = time.time()
+    keep = globals()["p_" + program](torch, dev, rng, info)
+    torch.cuda.synchronize()
+    finish(torch, os.path.join(out, f"{program}__{cfgname}"), info, t1)
+
+
+# ---------------------------------------------------------------------------------------- parent
+
+LOCK = threading.Lock()
+
+
+def write_tar(out, tar):
+    if not tar:
+        return
+    tmp = tar + ".tmp"
+    with tarfile.open(tmp, "w:gz") as t:
+        t.add(out, arcname=os.path.basename(out.rstrip("/")))
+    os.replace(tmp, tar)
+
+
+def parent(out, tar, deadline, lanes):
+    t_start = time.time()
+    os.makedirs(out, exist_ok=True)
+    results = []
+
+    def launch(job):
+        program, cfg = job
+        if time.time() - t_start > deadline:
+            row = {"program": program, "config": cfg, "rc": "skipped (deadline)"}
+        else:
+            env = dict(os.environ)
+            env.pop("PYTORCH_CUDA_ALLOC_CONF", None)
+            if CONFS[cfg]:
+                env["PYTORCH_CUDA_ALLOC_CONF"] = CONFS[cfg]
+            env.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONUNBUFFERED": "1",
+                        "TORCHINDUCTOR_COMPILE_THREADS": "2"})
+            t = time.time()
+            left = max(20, deadline + 60 - (t - t_start))
+            try:
+                r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", program, cfg, out],
+                                   env=env, capture_output=True, text=True, timeout=min(300, left))
+                rc, err = r.returncode, (r.stderr or "")[-2500:]
+            except subprocess.TimeoutExpired as e:
+                rc, err = "timeout", str(e)[-300:]
+            row = {"program": program, "config": cfg, "rc": rc, "wall": round(time.time() - t, 1)}
+            jpath = os.path.join(out, f"{program}__{cfg}.json")
+            if rc == 0 and os.path.exists(jpath):
+                with open(jpath) as f:
+                    j = json.load(f)
+                ms = j["memory_stats"]
+                row.update({k: ms.get(k) for k in ("reserved_bytes.all.peak", "allocated_bytes.all.current",
+                                                   "num_alloc_retries", "num_ooms", "num_sync_all_streams",
+                                                   "num_device_free")})
+                row.update({"entries": j["trace_entries"], "pickle_bytes": j["pickle_bytes"],
+                            "result": j.get("program_result")})
+            else:
+                row["stderr"] = err
+        with LOCK:
+            results.append(row)
+            print(json.dumps(row), flush=True)
+            with open(os.path.join(out, "index.json"), "w") as f:
+                json.dump(results, f, indent=1)
+            write_tar(out, tar)
+
+    with ThreadPoolExecutor(max_workers=lanes) as ex:
+        list(ex.map(launch, JOBS))
+    print(f"done in {time.time() - t_start:.0f}s", flush=True)
+    with LOCK:
+        write_tar(out, tar)
+
+
+if __name__ == "__main__":
+    a = sys.argv[1:]
+    if a and a[0] == "--child":
+        child(a[1], a[2], a[3])
+    else:
+        tar = a[a.index("--tar") + 1] if "--tar" in a else None
+        deadline = float(a[a.index("--deadline") + 1]) if "--deadline" in a else 1e9
+        lanes = int(a[a.index("--lanes") + 1]) if "--lanes" in a else 4
+        parent(a[0], tar, deadline, lanes)
