@@ -11,7 +11,8 @@ allocscope_package_check() (
     local src
     src="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
     local work
-    work="$(mktemp -d "${TMPDIR:-/tmp}/allocscope-package.XXXXXX")"
+    # Physical path: the binaries name their folders from /proc/self/exe, which has no symlinks.
+    work="$(cd "$(mktemp -d "${TMPDIR:-/tmp}/allocscope-package.XXXXXX")" && pwd -P)"
     trap 'rm -rf "$work"' EXIT
     local root="$work/root"
     mkdir "$root" "$work/home"
