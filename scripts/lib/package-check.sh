@@ -16,6 +16,7 @@ allocscope_package_check() (
     trap 'rm -rf "$work"' EXIT
     local root="$work/root"
     mkdir "$root" "$work/home"
+    mkdir -m 0700 "$work/runtime"
     fail() { echo "package check: $*" >&2; exit 1; }
 
     echo "package check: unpacking $(basename "$deb") into an empty root"
@@ -34,7 +35,7 @@ allocscope_package_check() (
     # Run from an empty folder with a throw-away home, without the lesson override.
     cd "$work"
     local -a env_run=(env -u ALLOCSCOPE_LESSONS_DIR HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config"
-        XDG_DATA_HOME="$work/home/.local/share" XDG_RUNTIME_DIR="$work/home" QT_QPA_PLATFORM=offscreen)
+        XDG_DATA_HOME="$work/home/.local/share" XDG_RUNTIME_DIR="$work/runtime" QT_QPA_PLATFORM=offscreen)
 
     "${env_run[@]}" "$cli" --version || fail "allocscope-cli --version failed"
     "${env_run[@]}" "$cli" gpus >/dev/null || fail "allocscope-cli gpus failed"
@@ -65,7 +66,7 @@ allocscope_package_check() (
         desktop-file-validate "$root/usr/share/applications/allocscope.desktop" || fail "the desktop entry is invalid"
     fi
     if command -v update-mime-database >/dev/null 2>&1; then
-        update-mime-database "$root/usr/share/mime" || fail "the MIME types do not compile"
+        XDG_DATA_DIRS="$root/usr/share" update-mime-database "$root/usr/share/mime" || fail "the MIME types do not compile"
         [ -f "$root/usr/share/mime/application/x-allocscope-session.xml" ] || fail "the session MIME type is not defined"
     fi
     echo "package check: ok ($(basename "$deb"): CLI, lessons, replay and the offscreen app run from the unpacked root)"
