@@ -1,9 +1,9 @@
 #include "app/lessons/LessonLibrary.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 
+#include "app/lessons/DataDirectory.h"
 #include "app/lessons/LessonError.h"
 #include "app/lessons/LessonLoader.h"
 
@@ -29,8 +29,7 @@ std::size_t distance(const std::string& a, const std::string& b) {
 }  // namespace
 
 std::string LessonLibrary::defaultFolder() {
-    if (const char* env = std::getenv("ALLOCSCOPE_LESSONS_DIR"); env != nullptr && *env != '\0') return env;
-    return ALLOCSCOPE_LESSONS_DIR;
+    return DataDirectory::locate("lessons", "ALLOCSCOPE_LESSONS_DIR");
 }
 
 std::vector<Lesson> LessonLibrary::load(const std::string& folder) {

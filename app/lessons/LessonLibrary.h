@@ -1,7 +1,7 @@
 #pragma once
 // The lessons on disk: every *.json file of a folder, loaded and sorted by lesson number. The
-// folder is, in order: the one given, $ALLOCSCOPE_LESSONS_DIR, or resources/lessons of the source
-// tree this was built from.
+// folder is, in order: the one given, $ALLOCSCOPE_LESSONS_DIR, the installed share/allocscope/lessons
+// beside the executable, or resources/lessons of the source tree this was built from (DataDirectory).
 #include <string>
 #include <vector>
 

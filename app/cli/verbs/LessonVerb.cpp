@@ -27,7 +27,8 @@ const char* kUsage =
     "\n"
     "Options:\n"
     "  --json        one JSON object (with a `verdict` field); without NAME a JSON array of them\n"
-    "  --dir DIR     the lesson folder (default: $ALLOCSCOPE_LESSONS_DIR, else resources/lessons)\n"
+    "  --dir DIR     the lesson folder (default: $ALLOCSCOPE_LESSONS_DIR, else the installed\n"
+    "                share/allocscope/lessons, else the source tree's; see `help lessons`)\n"
     "  --file FILE   run this lesson file instead of one from the folder\n"
     "\n"
     "Exit status: 0 ran (whatever the verdict), 1 bad lesson or input, 2 usage.\n";

@@ -1,5 +1,6 @@
 // `allocscope-cli lessons [--dir DIR]`: the guided lessons, one per line, NAME first, no header.
 #include <ostream>
+#include <string>
 
 #include "app/cli/VerbRegistry.h"
 #include "app/lessons/LessonError.h"
@@ -16,9 +17,14 @@ const char* kUsage =
     "verdict; `allocscope-cli lesson NAME` runs one.\n"
     "\n"
     "Options:\n"
-    "  --dir DIR   the lesson folder (default: $ALLOCSCOPE_LESSONS_DIR, else resources/lessons)\n"
+    "  --dir DIR   the lesson folder (default: $ALLOCSCOPE_LESSONS_DIR, else share/allocscope/lessons\n"
+    "              beside the installed binary, else the source tree's resources/lessons)\n"
     "\n"
     "Exit status: 0 listed, 1 a lesson file is bad, 2 usage.\n";
+
+// The help names the folder the default resolves to, so "which lessons does this binary see?"
+// (an installed package vs a development build) has an answer without reading code.
+std::string usage() { return std::string(kUsage) + "\nDefault folder here: " + app::LessonLibrary::defaultFolder() + "\n"; }
 
 int runLessons(VerbContext& ctx) {
     std::string folder = app::LessonLibrary::defaultFolder();
@@ -44,7 +50,7 @@ int runLessons(VerbContext& ctx) {
     return kExitOk;
 }
 
-const VerbRegistration kRegistration{Verb{"lessons", "list the guided lessons (NAME first, one per line)", kUsage, runLessons}};
+const VerbRegistration kRegistration{Verb{"lessons", "list the guided lessons (NAME first, one per line)", usage(), runLessons}};
 
 }  // namespace
 }  // namespace allocscope::cli
