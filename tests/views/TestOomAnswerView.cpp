@@ -200,6 +200,8 @@ private slots:
         QVERIFY(!view.whatIfTable()->isColumnHidden(OomWhatIfModel::IntervalColumn));
         QVERIFY(!view.whatIfNoteLabel()->isVisible());
         QCOMPARE(model->index(1, OomWhatIfModel::IntervalColumn).data().toString(), QStringLiteral("OOMs below 6.50 GiB"));
+        QCOMPARE(model->index(0, OomWhatIfModel::IntervalColumn).data().toString(), QStringLiteral("same throughout"));
+        QCOMPARE(model->index(0, OomWhatIfModel::IntervalColumn).data(Qt::ToolTipRole).toString(), QStringLiteral("OOM at every limit in it"));
         // A long config wraps at its commas instead of pushing the answer columns out of sight.
         OomAnswerData combo = interval;
         combo.whatIf[1].config = QStringLiteral("expandable_segments:True,max_split_size_mb:128,roundup_power2_divisions:4,garbage_collection_threshold:0.6");

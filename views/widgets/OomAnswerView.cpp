@@ -27,7 +27,7 @@ namespace {
 constexpr int kHolderRowsShown = 10;   // the holders list scrolls inside itself beyond this
 constexpr int kMessageLines = 6;
 constexpr int kConfigChars = 24;       // the what-if's config column wraps beyond this
-constexpr int kIntervalChars = 20;     // and its interval column
+constexpr int kIntervalChars = 18;     // and its interval column
 
 QString bytesOrUnknown(qint64 bytes) { return bytes < 0 ? OomAnswerView::tr("not known") : Formatting::bytes(bytes); }
 

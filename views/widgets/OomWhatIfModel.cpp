@@ -44,7 +44,9 @@ QVariant OomWhatIfModel::data(const QModelIndex& index, int role) const {
             case OomColumn: return !row.oom ? tr("no OOM") : row.where.isEmpty() ? tr("OOM") : tr("OOM at %1").arg(row.where);
             case PeakReservedColumn: return bytesOrDash(row.peakReserved);
             case HeadroomColumn: return row.oom ? QStringLiteral("-") : bytesOrDash(row.headroom);
-            case IntervalColumn: return row.overInterval;
+            // Only shown when some answer depends on the limit: those say where; the others,
+            // short, that theirs does not (the whole sentence is the tooltip).
+            case IntervalColumn: return row.holdsOverInterval ? tr("same throughout") : row.overInterval;
             default: return {};
         }
     }
@@ -65,6 +67,7 @@ QVariant OomWhatIfModel::data(const QModelIndex& index, int role) const {
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     }
     if (role == Qt::ToolTipRole && index.column() == OomColumn && row.oom) return row.where;
+    if (role == Qt::ToolTipRole && index.column() == IntervalColumn) return row.overInterval;
     if (role == Qt::ToolTipRole && index.column() == ConfigColumn) return row.config.isEmpty() ? tr("PyTorch's defaults") : row.config;
     return {};
 }
