@@ -14,7 +14,8 @@ using namespace allocscope::views;
 
 namespace {
 constexpr quint64 kGiB = 1024ull * 1024 * 1024;
-const QString kNote = QStringLiteral("window: figures marked (window) cover only the last 3000 of the run's trace entries");
+const QString kNote = QStringLiteral(
+    "window: figures marked (window) cover only the last 3000 of the run's trace entries");
 
 std::vector<CompareRun> runs(bool window) {
     CompareRun a;
@@ -56,15 +57,18 @@ private slots:
         for (int c = 0; c < CompareTableModel::NUM_COLUMNS; ++c) {
             const QString header = m.headerData(c, Qt::Horizontal).toString();
             const QString tip = m.headerData(c, Qt::Horizontal, Qt::ToolTipRole).toString();
-            const bool figure = c != CompareTableModel::ConfigColumn && c != CompareTableModel::RunColumn;
+            const bool figure =
+                c != CompareTableModel::ConfigColumn && c != CompareTableModel::RunColumn;
             QCOMPARE(header.endsWith(QStringLiteral(" (window)")), figure);
             QCOMPARE(tip.contains(kNote), figure);
             const QString cellTip = m.data(m.index(0, c), Qt::ToolTipRole).toString();
             QCOMPARE(cellTip.contains(kNote), figure);
         }
-        QCOMPARE(m.headerData(CompareTableModel::PeakReservedColumn, Qt::Horizontal).toString(), QStringLiteral("Peak reserved (window)"));
+        QCOMPARE(m.headerData(CompareTableModel::PeakReservedColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Peak reserved (window)"));
         // The shown numbers stay numbers (sorting and copying them still work).
-        QCOMPARE(m.data(m.index(0, CompareTableModel::CudaMallocColumn)).toString(), QStringLiteral("12"));
+        QCOMPARE(m.data(m.index(0, CompareTableModel::CudaMallocColumn)).toString(),
+                 QStringLiteral("12"));
         // The export says it too, per run.
         const QStringList csv = m.toCsv().split(QLatin1Char('\n'));
         QVERIFY(csv.at(0).endsWith(QStringLiteral(",window_only")));
@@ -78,7 +82,9 @@ private slots:
         m.setRuns(runs(false));
         for (int c = 0; c < CompareTableModel::NUM_COLUMNS; ++c) {
             QVERIFY(!m.headerData(c, Qt::Horizontal).toString().contains(QStringLiteral("window")));
-            QVERIFY(!m.data(m.index(0, c), Qt::ToolTipRole).toString().contains(QStringLiteral("window")));
+            QVERIFY(!m.data(m.index(0, c), Qt::ToolTipRole)
+                         .toString()
+                         .contains(QStringLiteral("window")));
         }
     }
 
@@ -93,7 +99,10 @@ private slots:
         CompareBarChart* peak = w.barChart(CompareMetric::PeakReserved);
         QCOMPARE(peak->title(), QStringLiteral("peak reserved (window)"));
         QVERIFY(peak->toolTip().contains(kNote));
-        QVERIFY(w.tableModel()->headerData(CompareTableModel::RetriesColumn, Qt::Horizontal).toString().endsWith(" (window)"));
+        QVERIFY(w.tableModel()
+                    ->headerData(CompareTableModel::RetriesColumn, Qt::Horizontal)
+                    .toString()
+                    .endsWith(" (window)"));
         data.runs = runs(false);
         data.windowNote.clear();
         w.setData(data);
@@ -106,42 +115,58 @@ private slots:
         view.setAnswer(answer(true));
         const QString text = view.plainText();
         qInfo("%s", qPrintable(text));
-        QVERIFY2(text.contains(QStringLiteral("the OOM at op 812 does not happen (window)")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("the OOM at op 812 does not happen (window)")),
+                 qPrintable(text));
         QVERIFY(text.contains(QStringLiteral("retries 2 → 0 (window)")));
         QVERIFY(text.contains(QStringLiteral("cudaMalloc calls 12 → 5 (window)")));
         QVERIFY(text.contains(QStringLiteral("smallest GPU preset without an OOM: 24gb (window)")));
-        QVERIFY(QRegularExpression(QStringLiteral("peak reserved [^;]+ → [^;]+ \\(window\\)")).match(text).hasMatch());
+        QVERIFY(QRegularExpression(QStringLiteral("peak reserved [^;]+ → [^;]+ \\(window\\)"))
+                    .match(text)
+                    .hasMatch());
         QVERIFY(text.endsWith(kNote));
         QVERIFY(view.toolTipText().contains(kNote));
         // A window that OOMs on every preset tells that of the whole run too: not marked.
         WhatIfAnswer none = answer(true);
         none.lines.front().smallestGpu = QString();
-        QVERIFY(WhatIfAnswerView::sentence(none.lines.front(), true).endsWith(QStringLiteral("no GPU preset runs it without an OOM")));
+        QVERIFY(WhatIfAnswerView::sentence(none.lines.front(), true)
+                    .endsWith(QStringLiteral("no GPU preset runs it without an OOM")));
     }
 
     // The memory summary at an event of such a run: peaks, totals and counters are the window's.
     void summaryMarksPeaksTotalsAndCounters() {
         SummaryTableModel m;
-        const std::vector<SummaryRow> rows = {SummaryRow{QStringLiteral("GPU reserved memory"), true, 1000, 2000, 3000, 2000},
-                                              SummaryRow{QStringLiteral("cudaMalloc calls"), false, 68, 68, 0, 0, true}};
+        const std::vector<SummaryRow> rows = {
+            SummaryRow{QStringLiteral("GPU reserved memory"), true, 1000, 2000, 3000, 2000},
+            SummaryRow{QStringLiteral("cudaMalloc calls"), false, 68, 68, 0, 0, true}};
         m.resetData(rows, kNote);
-        QCOMPARE(m.headerData(SummaryTableModel::PeakColumn, Qt::Horizontal).toString(), QStringLiteral("Peak (window)"));
-        QCOMPARE(m.headerData(SummaryTableModel::AllocatedColumn, Qt::Horizontal).toString(), QStringLiteral("Tot. alloc (window)"));
-        QCOMPARE(m.headerData(SummaryTableModel::CurrentColumn, Qt::Horizontal).toString(), QStringLiteral("Current"));
-        QVERIFY(m.headerData(SummaryTableModel::PeakColumn, Qt::Horizontal, Qt::ToolTipRole).toString().contains(kNote));
-        const auto tip = [&m](int row, int column) { return m.data(m.index(row, column), Qt::ToolTipRole).toString(); };
-        QVERIFY(!tip(0, SummaryTableModel::CurrentColumn).contains(kNote));  // reserved now: the whole run's
+        QCOMPARE(m.headerData(SummaryTableModel::PeakColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Peak (window)"));
+        QCOMPARE(m.headerData(SummaryTableModel::AllocatedColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Tot. alloc (window)"));
+        QCOMPARE(m.headerData(SummaryTableModel::CurrentColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Current"));
+        QVERIFY(m.headerData(SummaryTableModel::PeakColumn, Qt::Horizontal, Qt::ToolTipRole)
+                    .toString()
+                    .contains(kNote));
+        const auto tip = [&m](int row, int column) {
+            return m.data(m.index(row, column), Qt::ToolTipRole).toString();
+        };
+        QVERIFY(!tip(0, SummaryTableModel::CurrentColumn)
+                     .contains(kNote));  // reserved now: the whole run's
         QVERIFY(tip(0, SummaryTableModel::PeakColumn).contains(kNote));
-        QVERIFY(tip(1, SummaryTableModel::CurrentColumn).contains(kNote));   // a counter counts the window
+        QVERIFY(tip(1, SummaryTableModel::CurrentColumn)
+                    .contains(kNote));  // a counter counts the window
         m.resetData(rows);
-        QCOMPARE(m.headerData(SummaryTableModel::PeakColumn, Qt::Horizontal).toString(), QStringLiteral("Peak"));
+        QCOMPARE(m.headerData(SummaryTableModel::PeakColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Peak"));
         QVERIFY(!tip(1, SummaryTableModel::CurrentColumn).contains(QStringLiteral("window")));
     }
 
     void wholeHistoryAnswerHasNoMarks() {
         WhatIfAnswerView view;
         view.setAnswer(answer(false));
-        QVERIFY2(!view.plainText().contains(QStringLiteral("window")), qPrintable(view.plainText()));
+        QVERIFY2(!view.plainText().contains(QStringLiteral("window")),
+                 qPrintable(view.plainText()));
         QVERIFY(!view.toolTipText().contains(QStringLiteral("window")));
     }
 };
