@@ -30,7 +30,7 @@
 // aligned 2 MiB units, because dropping part of one splits its mapping into 4 KiB pages for good.
 // Page faults are what a big import's passes over these arrays mostly cost on a virtual machine
 // (every fault and TLB fill goes through the hypervisor): on the 2-core development VM the 1 GB
-// import took 13-22% less CPU time with them (README, "Eleventh round").
+// import took 13-22% less CPU time with them (tests/benchmarks/README.md, "Eleventh round").
 #include <condition_variable>
 #include <cstddef>
 #include <memory>

@@ -29,7 +29,7 @@
 // every range of the 6 held-out sequences at the driver's address relative to the first (565 of
 // 565). A PyTorch process adds ranges nobody records (the runtime's, CUDA libraries', kernel
 // loading), which the calibration infers; a what-if still counts the decisions that rest on
-// modelled addresses (AddressTies). README, "The driver model".
+// modelled addresses (AddressTies). tests/benchmarks/README.md, "What-if placement: the driver model".
 #include <cstdint>
 #include <map>
 #include <optional>

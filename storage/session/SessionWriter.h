@@ -29,7 +29,8 @@ public:
     // `queueCapacity`: tasks queued before submit() blocks. A recording's task is a batch of
     // 4,096 events (SessionRecorder), so 64 hold about a quarter of a million events (~15 ms of
     // a big import, ~30 MB): room for the replay and the writer to outrun each other for a
-    // while, where 8 made each wait for the other (the 1 GB import ~10% slower; README).
+    // while, where 8 made each wait for the other (the 1 GB import ~10% slower;
+    // tests/benchmarks/README.md, "Tenth round").
     explicit SessionWriter(const std::string& path, std::size_t queueCapacity = 64);
     ~SessionWriter();  // commits what is queued, then closes (no -wal/-shm left behind)
     SessionWriter(const SessionWriter&) = delete;

@@ -1,7 +1,7 @@
 // The driver-placement corpus (tests/data/driver-placement, recorded with
 // tests/gpu/run_driver_placement.sh on an NVIDIA H200): what it says about the CUDA driver, and how
-// well DriverPlacementModel predicts it. The figures pinned here are the README's ("The driver
-// model"); a model change that moves them must update both.
+// well DriverPlacementModel predicts it. The figures pinned here are those of
+// tests/benchmarks/README.md ("the driver model"); a model change that moves them must update both.
 #include <QtTest>
 
 #include <algorithm>
