@@ -174,7 +174,7 @@ std::string walk(const CachingAllocator::Impl& impl, std::uint64_t maxSplit, Rec
     return {};
 }
 
-const char* kPoolNames[3] = {"all", "small_pool", "large_pool"};
+const char* kCheckedPoolNames[3] = {"all", "small_pool", "large_pool"};
 
 }  // namespace
 
@@ -279,7 +279,7 @@ std::string InvariantChecker::check(const CachingAllocator& allocator) const {
     };
     for (const Exact& e : exact) {
         for (std::size_t p = 0; p < 3; ++p) {
-            const std::string key = std::string(e.name) + "." + kPoolNames[p];
+            const std::string key = std::string(e.name) + "." + kCheckedPoolNames[p];
             if (e.shadow[p].current != e.current[p]) {
                 return key + ": the events say current " + std::to_string(e.shadow[p].current) +
                        ", the blocks say " + std::to_string(e.current[p]);
@@ -305,7 +305,7 @@ std::string InvariantChecker::check(const CachingAllocator& allocator) const {
     };
     for (const Split& s : splits) {
         for (std::size_t p = 0; p < 3; ++p) {
-            const std::string key = std::string(s.name) + "." + kPoolNames[p];
+            const std::string key = std::string(s.name) + "." + kCheckedPoolNames[p];
             const Stat& a = s.actual[p];
             if (a.current != s.current[p]) {
                 return key + ".current " + std::to_string(a.current) + " != recomputed " + std::to_string(s.current[p]);

@@ -10,7 +10,7 @@
 
 namespace allocscope::views {
 namespace {
-constexpr int kMargin = 6;
+constexpr int kBarMargin = 6;
 constexpr int kTrack = 22;     // the memory track's height
 constexpr int kRowHeight = 18;
 constexpr int kRowGap = 6;
@@ -45,19 +45,19 @@ QSize OomRequestBar::sizeHint() const { return QSize(640, minimumSizeHint().heig
 
 QSize OomRequestBar::minimumSizeHint() const {
     const int line = fontMetrics().height();
-    return QSize(320, kMargin + line + kTrack + line + kRowGap * 2 + 3 * kRowHeight + 2 * kRowGap + kMargin);
+    return QSize(320, kBarMargin + line + kTrack + line + kRowGap * 2 + 3 * kRowHeight + 2 * kRowGap + kBarMargin);
 }
 
 OomRequestBar::Geometry OomRequestBar::geometry() const {
     Geometry g;
     const QFontMetrics metrics = fontMetrics();
     const int line = metrics.height();
-    const int left = kMargin;
-    const int right = width() - kMargin;
+    const int left = kBarMargin;
+    const int right = width() - kBarMargin;
     // Top track: 0 .. the larger of the limit's high end and reserved memory (reserved can pass an
     // inferred limit's low end).
     g.memoryScale = static_cast<double>(std::max<qint64>(static_cast<qint64>(answer_.limit.high), answer_.reserved));
-    g.memory = QRect(left, kMargin + line, std::max(1, right - left), kTrack);
+    g.memory = QRect(left, kBarMargin + line, std::max(1, right - left), kTrack);
 
     g.labelWidth = std::max({metrics.horizontalAdvance(tr("request")), metrics.horizontalAdvance(tr("largest free block")),
                              metrics.horizontalAdvance(tr("room under the limit"))}) + 8;
@@ -97,7 +97,7 @@ void OomRequestBar::paintEvent(QPaintEvent*) {
 
     // Top: the memory under the limit.
     p.setPen(theme.text);
-    p.drawText(QRect(g.memory.left(), kMargin, g.memory.width(), line), Qt::AlignLeft | Qt::AlignVCenter,
+    p.drawText(QRect(g.memory.left(), kBarMargin, g.memory.width(), line), Qt::AlignLeft | Qt::AlignVCenter,
                tr("Memory at the failure"));
     p.fillRect(g.memory, theme.unreserved);
     if (g.memoryScale > 0 && answer_.reserved >= 0) {
@@ -129,7 +129,7 @@ void OomRequestBar::paintEvent(QPaintEvent*) {
                                   : tr("limit %1").arg(Formatting::bytes(answer_.limit.low));
         p.setPen(theme.text);
         const int w = metrics.horizontalAdvance(limit);
-        p.drawText(QRect(std::max(g.memory.left(), std::min(xLow, g.memory.right()) - w), kMargin, w + 2, line),
+        p.drawText(QRect(std::max(g.memory.left(), std::min(xLow, g.memory.right()) - w), kBarMargin, w + 2, line),
                    Qt::AlignRight | Qt::AlignVCenter, limit);
     }
     p.setPen(theme.text);
@@ -150,7 +150,7 @@ void OomRequestBar::paintEvent(QPaintEvent*) {
     for (const RowSpec& spec : rows) {
         const QRect track = g.rows[rowIndex(spec.row)];
         p.setPen(theme.text);
-        p.drawText(QRect(kMargin, track.top(), g.labelWidth, track.height()), Qt::AlignLeft | Qt::AlignVCenter, spec.label);
+        p.drawText(QRect(kBarMargin, track.top(), g.labelWidth, track.height()), Qt::AlignLeft | Qt::AlignVCenter, spec.label);
         const QRect bar = barRect(spec.row);
         if (!bar.isEmpty()) p.fillRect(bar, spec.color);
         const QString value = spec.bytes < 0 ? tr("not known") : Formatting::bytes(spec.bytes);

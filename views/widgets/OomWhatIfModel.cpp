@@ -6,8 +6,8 @@
 
 namespace allocscope::views {
 namespace {
-const char* const kHeaders[OomWhatIfModel::NUM_COLUMNS] = {"Config", "At the limit", "Over the interval", "Peak", "Headroom"};
-const char* const kHeaderTips[OomWhatIfModel::NUM_COLUMNS] = {
+const char* const kWhatIfHeaders[OomWhatIfModel::NUM_COLUMNS] = {"Config", "At the limit", "Over the interval", "Peak", "Headroom"};
+const char* const kWhatIfHeaderTips[OomWhatIfModel::NUM_COLUMNS] = {
     "The PYTORCH_CUDA_ALLOC_CONF replayed (the configs allocscope-cli recommend tries)",
     "Whether the program runs out of memory under this config at the inferred limit, and where the first OOM happens",
     "Whether the answer holds at every limit of the inferred interval, or where it changes",
@@ -74,8 +74,8 @@ QVariant OomWhatIfModel::data(const QModelIndex& index, int role) const {
 
 QVariant OomWhatIfModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || section < 0 || section >= NUM_COLUMNS) return QAbstractTableModel::headerData(section, orientation, role);
-    if (role == Qt::DisplayRole) return tr(kHeaders[section]);
-    if (role == Qt::ToolTipRole) return tr(kHeaderTips[section]);
+    if (role == Qt::DisplayRole) return tr(kWhatIfHeaders[section]);
+    if (role == Qt::ToolTipRole) return tr(kWhatIfHeaderTips[section]);
     return {};
 }
 
