@@ -2,13 +2,11 @@
 
 #include <QVariantList>
 
-
+#include "app/gui/QtText.h"
 #include "allocator/config/ConfigParser.h"
 
 namespace allocscope::app {
 namespace {
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 views::ValidationIssue::Severity toSeverity(alloc::DiagnosticSeverity severity) {
     switch (severity) {

@@ -5,14 +5,13 @@
 
 #include <algorithm>
 
+#include "app/gui/QtText.h"
 #include "storage/session/UserFrames.h"
 #include "views/util/Formatting.h"
 
 namespace allocscope::app {
 namespace {
 using views::Formatting;
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 QString frameText(const alloc::Frame& f) { return qs(storage::UserFrames::label(f)); }
 

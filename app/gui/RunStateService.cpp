@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "app/gui/QtText.h"
 #include "allocator/compare/WindowFigures.h"
 #include "app/gui/BackgroundJob.h"
 #include "app/gui/ViewDataAdapters.h"
@@ -26,8 +27,6 @@ constexpr int kHeatmapRows = 512;
 // Forward moves shorter than this replay events on the loaded state instead of decoding a
 // keyframe (a keyframe holds thousands of blocks; a few hundred events are cheaper).
 constexpr std::uint64_t kAdvanceLimit = 2048;
-
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 QString describe(const alloc::Event& e) {
     QString text = qs(alloc::actionName(e.action));

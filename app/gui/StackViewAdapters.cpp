@@ -6,14 +6,13 @@
 #include <algorithm>
 #include <map>
 
+#include "app/gui/QtText.h"
 #include "app/gui/ViewDataAdapters.h"
 #include "storage/import/FrameLine.h"
 #include "storage/session/UserFrames.h"
 
 namespace allocscope::app {
 namespace {
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 QString frameText(const alloc::Frame& f, bool shortFile = false) {
     QString file = qs(f.filename);
