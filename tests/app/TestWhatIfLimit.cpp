@@ -2,7 +2,7 @@
 // main window: opening kv_frac_oom (recorded at memory fraction 0.03 of an H200) presets the GPU
 // and fraction to the inferred device and says "limit inferred from the OOM at op …" under them;
 // Run under the recorded config replays exact there; a hand-set fraction makes the limit "as
-// given"; Compare says the same line above its answer. A snapshot without an OOM keeps the preset
+// given"; a recording of a full device (its limit no preset's context) replays exact too; Compare says the same line above its answer. A snapshot without an OOM keeps the preset
 // and says nothing of a limit.
 #include <QtTest>
 #include <QComboBox>
@@ -95,6 +95,27 @@ private slots:
         QVERIFY2(!line->text().contains(kInferred), qPrintable(line->text()));
         QVERIFY2(line->text().contains(QStringLiteral("as given")), qPrintable(line->text()));
         QVERIFY(line->text().contains(QStringLiteral("memory fraction 0.5")));
+    }
+
+    // kv_fulldev_oom ran on a device another process had filled: the inferred limit is the h100's
+    // total less far more than a CUDA context, which the GPU field (the h100-80gb preset, same
+    // total) cannot show. Run still replays at the inferred limit, so the replay is exact.
+    void aFullDeviceRecordingReplaysExactAtItsInferredLimit() {
+        MainWindow window;
+        show(window);
+        openTrace(window, dataPath("oom/kv_fulldev_oom__default.pickle"));
+        auto* panel = window.experimentPanel();
+        QLabel* line = panel->limitLabel();
+        QTRY_VERIFY_WITH_TIMEOUT(line->isVisible(), kTimeout);
+        QVERIFY2(line->text().startsWith(kInferred + QStringLiteral(" 1347: ")), qPrintable(line->text()));
+        QVERIFY(line->text().contains(QStringLiteral("the device was full")));
+        QCOMPARE(panel->memoryFractionBox()->value(), 1.0);
+        QSignalSpy finished(&window, &MainWindow::jobFinished);
+        QTest::mouseClick(panel->runButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, kTimeout);
+        QCOMPARE(finished.at(0).at(0).toBool(), true);
+        QTRY_COMPARE_WITH_TIMEOUT(window.runList()->model()->rowCount(), 2, kTimeout);
+        QCOMPARE(window.runList()->model()->runs().at(1).verdict, views::RunVerdictKind::Exact);
     }
 
     void compareSaysTheInferredLimitAboveItsAnswer() {
