@@ -56,6 +56,14 @@ ComparePage::ComparePage(QWidget* parent) : QWidget(parent) {
     bar->addWidget(progress_);
     bar->addWidget(cancelButton_);
     layout->addLayout(bar);
+    // Which limit every config below replays at, and whence: the same line as the Program panel's.
+    limit_ = new QLabel(this);
+    limit_->setWordWrap(true);
+    limit_->setTextFormat(Qt::PlainText);
+    limit_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    limit_->setToolTip(tr("The memory limit the recording and every config are replayed at"));
+    limit_->setVisible(false);
+    layout->addWidget(limit_);
     answer_ = new views::WhatIfAnswerView(this);
     layout->addWidget(answer_);
     widget_ = new views::CompareWidget(this);
@@ -154,6 +162,8 @@ void ComparePage::startCompare(const CompareRequest& request) {
     widget_->setData({});
     recordingRequest_.reset();
     if (request.recording) recordingRequest_ = request;
+    limit_->setText(request.recording ? request.recording->limitLine : QString());
+    limit_->setVisible(!limit_->text().isEmpty());
     smallestGpu_.assign(results_.size(), std::nullopt);
     answer_->setAnswer({});
     job_ = new CompareJob(request, sessionPath_, writer_, this);

@@ -46,6 +46,9 @@ public:
     // The side-by-side segment maps follow the main scrubber's op.
     void setCurrentOp(qint64 op);
     views::CompareWidget* compareWidget() const;
+    // The limit the compared recording replays at, as the Program panel says it (hidden when
+    // the comparison is no recording's or the recording has no inferred limit).
+    QLabel* limitLabel() const { return limit_; }
     // "This recording": the answer line per config over the charts (hidden otherwise).
     views::WhatIfAnswerView* answerView() const { return answer_; }
 
@@ -85,6 +88,7 @@ private:
     std::optional<CompareRequest> recordingRequest_;  // the comparison runs "This recording"
     std::vector<std::optional<QString>> smallestGpu_;  // per column: the GPU search's answer
     QLabel* status_ = nullptr;
+    QLabel* limit_ = nullptr;  // "This recording"'s limit line (WhatIfSetup::limitLine), above the answer
     QProgressBar* progress_ = nullptr;
     QPushButton* cancelButton_ = nullptr;
     CompareJob* job_ = nullptr;

@@ -11,6 +11,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <string_view>
 
 #include "allocator/config/ConfigParser.h"
@@ -45,7 +46,7 @@ QString canonicalConfig(const QString& text) {
 
 ExperimentPanel::ExperimentPanel(QWidget* parent)
     : QWidget(parent), workload_(new QComboBox(this)), description_(new QLabel(this)),
-      recordingInfo_(new QLabel(this)), fraction_(new QDoubleSpinBox(this)), params_(new views::ParamFormWidget(this)),
+      recordingInfo_(new QLabel(this)), fraction_(new QDoubleSpinBox(this)), limitInfo_(new QLabel(this)), params_(new views::ParamFormWidget(this)),
       seed_(new QSpinBox(this)), gpu_(new QComboBox(this)), config_(new views::ConfigEditorWidget(this)),
       compareList_(new views::ConfigListWidget(this)), run_(new QPushButton(tr("&Run"), this)), compare_(new QPushButton(tr("Co&mpare"), this)) {
     auto* layout = new QVBoxLayout(this);
@@ -113,6 +114,11 @@ ExperimentPanel::ExperimentPanel(QWidget* parent)
     auto* fractionLabel = new QLabel(tr("Memor&y fraction"), program);  // Alt+F is the File menu
     fractionLabel->setBuddy(fraction_);
     form->addRow(fractionLabel, fraction_);
+    // Plain text in the label's own palette colour: readable in the light and the dark theme.
+    limitInfo_->setWordWrap(true);
+    limitInfo_->setTextFormat(Qt::PlainText);
+    limitInfo_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    form->addRow(limitInfo_);
     layout->addWidget(program);
 
     // The editor's form scrolls inside itself: its box takes the height left by the controls
@@ -151,6 +157,14 @@ ExperimentPanel::ExperimentPanel(QWidget* parent)
         updateButtons();
     });
     connect(compareList_, &views::ConfigListWidget::expandedChanged, this, &ExperimentPanel::saveCompareList);
+    // GPU or fraction changed by hand: the replay no longer runs at the inferred limit.
+    const auto limitChanged = [this] {
+        if (presetting_) return;
+        limitEdited_ = true;
+        updateLimitLine();
+    };
+    connect(gpu_, &QComboBox::currentIndexChanged, this, limitChanged);
+    connect(fraction_, &QDoubleSpinBox::valueChanged, this, limitChanged);
     connect(run_, &QPushButton::clicked, this, &ExperimentPanel::runRequested);
     connect(compare_, &QPushButton::clicked, this, &ExperimentPanel::compareRequested);
     connect(config_, &views::ConfigEditorWidget::applyRequested, this, [this] {
@@ -203,7 +217,13 @@ bool ExperimentPanel::isRecordingChosen() const { return recording_ && workload_
 void ExperimentPanel::setRecording(const std::optional<RecordingSource>& recording) {
     const bool same = recording && recording_ && recording->path == recording_->path && recording->device == recording_->device;
     if (same) {
-        recording_ = recording;  // another run of the same file: keep what the user set
+        // Another run of the same file: keep what the user set, and the limit inferred for the
+        // file (a run on another GPU has none); fields that were not at that limit stay "given".
+        const std::optional<alloc::MemoryLimit> kept = recording_->limit;
+        recording_ = recording;
+        if (!recording_->limit && kept) recording_->limit = kept;
+        else if (recording_->limit && !kept) limitEdited_ = true;
+        updateLimitLine();
         workload_->setItemData(0, recording->description(), Qt::ToolTipRole);
         if (isRecordingChosen()) recordingInfo_->setText(recording->description());
         return;
@@ -226,8 +246,12 @@ void ExperimentPanel::setRecording(const std::optional<RecordingSource>& recordi
     }
     onWorkloadChanged();
     config_->setText(recording->recordedConfig);
+    presetting_ = true;
+    limitEdited_ = false;
     fraction_->setValue(recording->memoryFraction);
     selectGpu(recording->totalMemory, recording->gpu);
+    presetting_ = false;
+    updateLimitLine();
 }
 
 void ExperimentPanel::setRecordings(const RecordingSources& recordings) {
@@ -260,6 +284,50 @@ void ExperimentPanel::selectGpu(quint64 totalMemory, const QString& name) {
     gpu_->setCurrentIndex(0);
 }
 
+alloc::MemoryLimit ExperimentPanel::givenLimit() const {
+    alloc::MemoryLimit given;
+    given.source = alloc::MemoryLimit::Source::Explicit;
+    given.deviceName = gpu_->currentData(Qt::UserRole).toString().toStdString();
+    given.totalMemory = gpu_->currentData(Qt::UserRole + 1).toULongLong();
+    given.otherMemory = gpu_->currentData(Qt::UserRole + 2).toULongLong();
+    if (fraction_->value() < 1.0) given.memoryFraction = fraction_->value();
+    // PyTorch's cap (fraction x total) or what the CUDA context leaves of the device.
+    given.bytes = given.memoryFraction ? static_cast<std::uint64_t>(*given.memoryFraction * static_cast<double>(given.totalMemory))
+                                       : given.totalMemory - std::min(given.otherMemory, given.totalMemory);
+    given.high = given.bytes;
+    if (recording_ && recording_->limit) {
+        given.oomEntry = recording_->limit->oomEntry;
+        given.low = recording_->limit->peakReserved;
+    }
+    return given;
+}
+
+void ExperimentPanel::updateLimitLine() {
+    const bool shown = isRecordingChosen() && recording_->limit.has_value();
+    form_->setRowVisible(limitInfo_, shown);
+    if (!shown) {
+        limitInfo_->clear();
+        return;
+    }
+    const alloc::MemoryLimit& inferred = *recording_->limit;
+    if (limitEdited_) {
+        limitInfo_->setText(QString::fromStdString(givenLimit().describe()));
+        limitInfo_->setToolTip(tr("GPU or memory fraction changed by hand: Run and Compare replay at this limit, not the one "
+                                  "inferred from the recorded OOM (%1)")
+                                   .arg(views::Formatting::bytes(static_cast<qint64>(inferred.bytes))));
+        return;
+    }
+    limitInfo_->setText(QString::fromStdString(inferred.describe()));
+    limitInfo_->setToolTip(inferred.isInterval()
+                               ? tr("Every limit from %1 to %2 (%3 to %4 B) replays the recording exactly; Run and Compare use %5")
+                                     .arg(views::Formatting::bytes(static_cast<qint64>(inferred.low)),
+                                          views::Formatting::bytes(static_cast<qint64>(inferred.high)))
+                                     .arg(inferred.low)
+                                     .arg(inferred.high)
+                                     .arg(views::Formatting::bytes(static_cast<qint64>(inferred.bytes)))
+                               : tr("The limit the recorded OOM implies; Run and Compare replay at it"));
+}
+
 void ExperimentPanel::onWorkloadChanged() {
     const bool recording = isRecordingChosen();
     form_->setRowVisible(description_, !recording);
@@ -267,6 +335,7 @@ void ExperimentPanel::onWorkloadChanged() {
     form_->setRowVisible(seed_, !recording);
     form_->setRowVisible(recordingInfo_, recording);
     form_->setRowVisible(fraction_, recording);
+    updateLimitLine();
     updateButtons();
     if (recording) {
         recordingInfo_->setText(recording_->description());
@@ -338,8 +407,19 @@ std::optional<RunChoice> ExperimentPanel::choice(QString* why) const {
     c.otherMemory = gpu_->currentData(Qt::UserRole + 2).toULongLong();
     c.config = config_->text().trimmed();
     if (isRecordingChosen()) {
-        c.whatIf = WhatIfSetup{*recording_, c.config, c.gpuName, c.totalMemory, c.otherMemory, std::nullopt};
+        c.whatIf = WhatIfSetup{*recording_, c.config, c.gpuName, c.totalMemory, c.otherMemory, std::nullopt, QString()};
         if (fraction_->value() < 1.0) c.whatIf->memoryFraction = fraction_->value();
+        if (const std::optional<alloc::MemoryLimit>& limit = recording_->limit) {
+            if (!limitEdited_) {
+                // The exact inferred device: the fields show its fraction to 4 decimals and a
+                // preset's CUDA context, which may be a few MiB off the limit.
+                c.whatIf->gpuName = QString::fromStdString(limit->deviceName);
+                c.whatIf->totalMemory = limit->totalMemory;
+                c.whatIf->otherMemory = limit->otherMemory;
+                c.whatIf->memoryFraction = limit->memoryFraction;
+            }
+            c.whatIf->limitLine = limitInfo_->text();
+        }
     }
     return c;
 }

@@ -70,6 +70,10 @@ public:
     void followRun(int run, const views::RunListData& runs);
     bool isRecordingChosen() const;
     QDoubleSpinBox* memoryFractionBox() const { return fraction_; }
+    // Under the GPU and fraction of "This recording": the limit its import inferred from the
+    // OOM (MemoryLimit::describe), or, once the user changed GPU or fraction, the limit as given.
+    // Hidden for a recording without an inferred limit.
+    QLabel* limitLabel() const { return limitInfo_; }
 
     QComboBox* workloadBox() const { return workload_; }
     QComboBox* gpuBox() const { return gpu_; }
@@ -90,12 +94,20 @@ private:
     void restoreCompareList();
     void saveCompareList() const;
     void selectGpu(quint64 totalMemory, const QString& name);
+    void updateLimitLine();
+    // The limit as the GPU and fraction fields now give it (MemoryLimit::Source::Explicit).
+    alloc::MemoryLimit givenLimit() const;
 
     QComboBox* workload_;
     QLabel* description_;
     QLabel* recordingInfo_;
     QFormLayout* form_ = nullptr;
     QDoubleSpinBox* fraction_;
+    QLabel* limitInfo_;
+    // recording_->limit holds until the user edits GPU or fraction: the fields show it rounded
+    // (4 decimals, a preset's context), so Run and Compare take its exact device instead.
+    bool limitEdited_ = false;
+    bool presetting_ = false;  // setRecording is setting the fields: not the user's edit
     std::optional<RecordingSource> recording_;
     RecordingSources recordings_;
     int selectedRun_ = -1;

@@ -9,6 +9,9 @@
 #include <string>
 #include <tuple>
 
+#include "allocator/config/ConfigParser.h"
+#include "allocator/device/GpuPresets.h"
+#include "allocator/replay/LimitInference.h"
 #include "storage/formats/FormatError.h"
 #include "storage/import/TraceFile.h"
 #include "views/util/Formatting.h"
@@ -22,7 +25,25 @@ struct DeviceFacts {
     qint64 entries = 0;
     std::optional<std::string> settings;
     std::string origin;
+    std::optional<alloc::MemoryLimit> limit;  // a recorded OOM's (LimitInference on the import's preset)
 };
+
+// The limit the app's import inferred for `trace` (MultiImport: inferLimit on the default
+// preset), inferred again the same way. Inferred here rather than carried from the import: the
+// session stores no MemoryLimit, and a session opened later must say the same. The bisection
+// replays the trace a few times, once per file (cached with its facts), on the catalog's thread.
+std::optional<alloc::MemoryLimit> importLimitOf(const alloc::RecordedTrace& trace) {
+    const alloc::ParseResult parsed = alloc::parseConfig(trace.settings.value_or(""));
+    if (!parsed.accepted() || parsed.config.backend == alloc::Backend::CudaMallocAsync) return std::nullopt;  // the import refused it
+    const std::optional<alloc::GpuPreset> preset = alloc::findGpuPreset(alloc::kDefaultGpuPreset);
+    if (!preset) return std::nullopt;
+    alloc::ReplayOptions base;
+    base.config = parsed.config;
+    alloc::MemoryLimit limit = alloc::LimitInference::infer(
+        trace, base, alloc::LimitDevice{preset->name, preset->totalMemory, preset->contextMemory, std::nullopt});
+    if (limit.source == alloc::MemoryLimit::Source::Preset) return std::nullopt;  // no OOM: the preset, nothing to say
+    return limit;
+}
 using FileKey = std::tuple<QString, qint64, qint64>;
 std::mutex cacheMutex;
 std::map<FileKey, std::map<qint64, DeviceFacts>> cache;
@@ -39,7 +60,7 @@ std::optional<std::map<qint64, DeviceFacts>> factsOf(const QFileInfo& info) {
     try {
         const storage::TraceFile file = storage::TraceFile::read(path.toStdString());
         for (const alloc::RecordedTrace& t : file.traces)
-            facts[t.device] = DeviceFacts{static_cast<qint64>(t.entries.size()), t.settings, t.origin};
+            facts[t.device] = DeviceFacts{static_cast<qint64>(t.entries.size()), t.settings, t.origin, importLimitOf(t)};
     } catch (const formats::FormatError&) {
         return std::nullopt;  // not readable as a trace (any more): nothing to offer
     }
@@ -124,6 +145,13 @@ RecordingSources RecordingCatalog::collect(const std::vector<storage::RunRow>& r
         r->origin = QString::fromStdString(device->second.origin);
         r->hasRecordedSettings = device->second.settings.has_value();
         r->recordedConfig = QString::fromStdString(device->second.settings.value_or(std::string()));
+        // Only a run that replayed on the inferred device says the limit was inferred; a what-if
+        // run on another GPU, or a CLI import given --gpu, replayed at the limit it was given.
+        if (const std::optional<alloc::MemoryLimit>& limit = device->second.limit;
+            limit && row.info.gpu == limit->deviceName && row.info.totalMemory == limit->totalMemory &&
+            row.info.memoryFraction == limit->memoryFraction.value_or(1.0)) {
+            r->limit = limit;
+        }
         if (facts->size() > 1) r->fileName += QObject::tr(" device %1").arg(r->device);
         out.insert(row.number, *r);
     }

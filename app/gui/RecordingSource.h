@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "allocator/replay/MemoryLimit.h"
 #include "storage/session/SessionTypes.h"
 #include "views/data/RunListData.h"
 
@@ -29,6 +30,11 @@ struct RecordingSource {
     quint64 totalMemory = 0;  // and its total memory
     double memoryFraction = 1.0;
     int run = 0;              // the session run it came from
+    // The limit the run replayed under when the import inferred it from the recording's OOM
+    // (issue 35; nullopt: no OOM, a big file, or the run replayed on a device the user chose).
+    // The session keeps only the device's name, total memory and fraction, not whence the limit
+    // came nor the CUDA context a full-device limit leaves: RecordingCatalog infers it again.
+    std::optional<alloc::MemoryLimit> limit;
 
     // "kv_growth_limited__default.pickle · expandable_segments:True" (a device suffix when the
     // snapshot has several devices is part of fileName's label, see runName).

@@ -16,6 +16,9 @@ struct WhatIfSetup {
     quint64 totalMemory = 0;
     quint64 otherMemory = 0;
     std::optional<double> memoryFraction;  // nullopt: no cap
+    // What the Program panel says of this limit (MemoryLimit::describe: inferred from the OOM, or
+    // as given); "" when the recording has no inferred limit. Compare shows it above its answer.
+    QString limitLine;
 
     QString runName() const { return recording.runName(configText.trimmed()); }  // "FILE · CONFIG"
 };
