@@ -135,6 +135,10 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
         return d;
     };
     std::optional<RecordedOomOutcome> fitted;  // the first Fits probe's failure
+    // The most the recorded device can free, when a probe's replay had to move to a smaller device
+    // (its expandable reservations, 9/8 of the total each, bound the total: TraceReplayer). Above
+    // it no limit exists, so an OOM that still fails there bounds the interval by the device.
+    std::optional<std::uint64_t> deviceRoom;
     std::optional<ReplayDivergence> otherDivergence;  // a loose probe's divergence before the OOM
     // Strict: the replay reproduces the recording up to and including the OOM. Loose (when no
     // limit does, e.g. addresses that the replay places elsewhere from the first segment on): the
@@ -142,6 +146,10 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
     auto classify = [&](std::uint64_t limit, bool strict) {
         apply(deviceAt(limit), probe);
         const ReplayResult r = TraceReplayer::replay(trace, probe);
+        if (r.totalMemory < probe.totalMemory) {
+            const std::uint64_t room = r.totalMemory - std::min(r.totalMemory, r.otherMemory);
+            deviceRoom = deviceRoom ? std::min(*deviceRoom, room) : room;
+        }
         // The private pools the first probe's inference found are kept for the others: a probe
         // that does not reproduce the recording would otherwise search pool guesses in vain.
         if (!probe.poolAssignments) probe.poolAssignments = r.poolAssignments;
@@ -173,7 +181,11 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
     m.oomEntry = oom->entry;
     m.deviceFree = oom->deviceFree;
     m.requested = oom->size;
-    if (atUpper != Fit::TooLarge) {
+    // The OOM fails even on the largest device the recording allows: the device bounds the
+    // interval from above (the first granule past its room counts as too large).
+    const bool deviceBound = atUpper != Fit::TooLarge && deviceRoom && *deviceRoom / kG + 1 < upper;
+    if (deviceBound) upper = *deviceRoom / kG + 1;
+    if (atUpper != Fit::TooLarge && !deviceBound) {
         m.source = MemoryLimit::Source::Unreproduced;
         m.pick = "no limit makes the OOM vanish";
         return m;
@@ -188,7 +200,8 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
             if (classify(mid * kG, strict) == Fit::TooSmall) lo = mid + 1; else hi = mid;
         }
         const std::uint64_t lowK = lo;
-        hi = upper;  // classify(hi) is TooLarge
+        hi = upper;  // classify(hi) is TooLarge, or past the device's room
+        if (deviceBound) lo = hi;
         while (lo < hi) {
             const std::uint64_t mid = lo + (hi - lo) / 2;
             if (classify(mid * kG, strict) == Fit::TooLarge) hi = mid; else lo = mid + 1;
@@ -213,6 +226,10 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
         caveat = "; the interval is bounded by the OOMs alone: the replay leaves the recording before the OOM for "
                  "another reason";
         if (otherDivergence) caveat += " (first at op " + std::to_string(otherDivergence->opIndex) + ": " + otherDivergence->what + ")";
+    }
+    if (deviceBound) {
+        caveat += "; its upper end is the most the recorded device could free (its expandable reservations bound its "
+                  "size), where the OOM still fails";
     }
     m.source = MemoryLimit::Source::Inferred;
     m.low = lowK * kG;

@@ -29,10 +29,12 @@ QJsonObject groundTruth(const char* rel) {
     return QJsonDocument::fromJson(file.readAll()).object();
 }
 
-// The header line of compare's table: the first line after the title.
+// The header line of compare's table: the line that starts with its first column's name (the
+// title and the memory limit's line come before it).
 std::string headerLine(const std::string& out) {
-    const std::size_t start = out.find('\n') + 1;
-    return out.substr(start, out.find('\n', start) - start);
+    const std::size_t start = out.find("\nconfig ");
+    if (start == std::string::npos) return {};
+    return out.substr(start + 1, out.find('\n', start + 1) - start - 1);
 }
 
 bool marked(const std::string& text, const std::string& figure) {

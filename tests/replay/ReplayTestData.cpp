@@ -11,6 +11,18 @@ namespace replaytest {
 
 QString tracesDir() { return QString::fromLocal8Bit(qgetenv("ALLOCSCOPE_TEST_DATA")) + "/traces"; }
 
+QString fieldSnapshot(const QString& name) {
+    QStringList dirs;
+    const QString given = QString::fromLocal8Bit(qgetenv("ALLOCSCOPE_FIELD_SNAPSHOTS"));
+    if (!given.isEmpty()) dirs << given;
+    dirs << QString::fromLocal8Bit(qgetenv("ALLOCSCOPE_SOURCE_DIR")) + "/../shared/field-snapshots";
+    for (const QString& dir : dirs) {
+        const QString path = dir + "/" + name;
+        if (QFile::exists(path)) return path;
+    }
+    return {};
+}
+
 QStringList traceNames() {
     QStringList names;
     const QStringList files = QDir(tracesDir()).entryList({"*.pickle"}, QDir::Files, QDir::Name);

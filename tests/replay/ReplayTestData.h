@@ -25,6 +25,9 @@ struct GroundTruth {
 };
 
 QString tracesDir();
+// Other people's snapshots (../shared/field-snapshots, never copied into the project): the path
+// of `name` in $ALLOCSCOPE_FIELD_SNAPSHOTS or beside the source tree, "" where absent (QSKIP).
+QString fieldSnapshot(const QString& name);
 // The 12 shared traces (W__C without the async ones), sorted.
 QStringList traceNames();
 // From `dir` (default: the shared traces).

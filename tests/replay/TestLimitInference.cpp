@@ -197,12 +197,13 @@ private slots:
     }
 
     // The 3-GPU field file: device 1 ends in an OOM on a full device (device_free 91 MiB for a
-    // 4.94 GiB request). Its replay leaves the recording at the first map (the expandable
-    // segments' placement across devices, not the limit), so only the interval is checked: the
-    // OOMs bound it, and the chosen limit is reserved at the failure + device_free.
+    // 4.94 GiB request). No limit makes the OOM vanish there: the recording's expandable
+    // reservations (9/8 of the total memory each) bound the device below what the request needs,
+    // so the device's room is the interval's upper end, and the chosen limit is reserved at the
+    // failure + device_free, under which the replay is exact.
     void fieldSnapshotDeviceOneInterval() {
-        const QString path = "/work/shared/field-snapshots/Constructor-Sun__code_location__memory_snapshot.pickle";
-        if (!QFile::exists(path)) QSKIP("field snapshots not present");
+        const QString path = replaytest::fieldSnapshot("Constructor-Sun__code_location__memory_snapshot.pickle");
+        if (path.isEmpty()) QSKIP("../shared/field-snapshots is not here");
         storage::TraceFile file = storage::TraceFile::read(path.toStdString());
         const auto device1 = std::find_if(file.traces.begin(), file.traces.end(), [](const alloc::RecordedTrace& t) { return t.device == 1; });
         QVERIFY(device1 != file.traces.end());
@@ -212,6 +213,11 @@ private slots:
         QVERIFY(limit.low <= limit.bytes && limit.bytes <= limit.high);
         QVERIFY(limit.low >= alloc::LimitInference::recordedPeakReserved(*device1));
         QVERIFY(limit.high < limit.low + alloc::LimitInference::allocationSize(limit.requested));
+        QVERIFY2(limit.pick.find("expandable reservations bound its size") != std::string::npos, limit.pick.c_str());
+        alloc::ReplayOptions options;
+        options.config = alloc::parseConfig(device1->settings.value_or("")).config;
+        alloc::LimitInference::apply(limit, options);
+        QVERIFY(alloc::TraceReplayer::replay(*device1, options).exact());
         const alloc::OomAnswer a = answerFor(*device1, limit);
         QCOMPARE(limit.bytes, a.reserved + a.deviceFree);
         QVERIFY(!a.fragmented);

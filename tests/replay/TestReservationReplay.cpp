@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "ReplayTestData.h"
 #include "allocator/config/ConfigParser.h"
 #include "allocator/core/ReservationSize.h"
 #include "allocator/replay/ReplayVerdict.h"
@@ -150,18 +151,6 @@ ReplayOptions recordedOptions(const RecordedTrace& trace) {
     return options;
 }
 
-QString fieldSnapshot(const char* name) {
-    QStringList dirs;
-    const QString given = QString::fromLocal8Bit(qgetenv("ALLOCSCOPE_FIELD_SNAPSHOTS"));
-    if (!given.isEmpty()) dirs << given;
-    dirs << QString::fromLocal8Bit(qgetenv("ALLOCSCOPE_SOURCE_DIR")) + "/../shared/field-snapshots";
-    for (const QString& dir : dirs) {
-        const QString path = dir + "/" + name;
-        if (QFile::exists(path)) return path;
-    }
-    return {};
-}
-
 }  // namespace
 
 class TestReservationReplay : public QObject {
@@ -258,7 +247,7 @@ private slots:
     // --total-memory 84850835456; that device's reservations are smaller than the recording's and
     // fit, so it stays as given.
     void fieldRecording() {
-        const QString path = fieldSnapshot("Constructor-Sun__code_location__memory_snapshot.pickle");
+        const QString path = replaytest::fieldSnapshot("Constructor-Sun__code_location__memory_snapshot.pickle");
         if (path.isEmpty()) QSKIP("../shared/field-snapshots is not here");
         const std::vector<RecordedTrace> traces = storage::TraceFile::read(path.toStdString()).traces;
         QCOMPARE(traces.size(), std::size_t{3});

@@ -437,15 +437,7 @@ private slots:
     // The field recording that showed it (../shared/field-snapshots, skipped where absent): a
     // training step recorded after the model was loaded, exact from the rebuilt state.
     void fieldRecording() {
-        QStringList dirs;
-        const QString given = QString::fromLocal8Bit(qgetenv("ALLOCSCOPE_FIELD_SNAPSHOTS"));
-        if (!given.isEmpty()) dirs << given;
-        dirs << QString::fromLocal8Bit(qgetenv("ALLOCSCOPE_SOURCE_DIR")) + "/../shared/field-snapshots";
-        QString path;
-        for (const QString& dir : dirs) {
-            const QString candidate = dir + "/Wedsonlin__assignment2-systems__medium_512_training_memory_snapshot.pickle";
-            if (path.isEmpty() && QFile::exists(candidate)) path = candidate;
-        }
+        const QString path = replaytest::fieldSnapshot("Wedsonlin__assignment2-systems__medium_512_training_memory_snapshot.pickle");
         if (path.isEmpty()) QSKIP("../shared/field-snapshots is not here");
         const alloc::RecordedTrace trace = load(path);
         alloc::ReplayOptions options;
