@@ -155,6 +155,10 @@ void MainWindow::buildCentre() {
     layout->setSpacing(0);
     tabs_ = new QTabWidget(centre);
     tabs_->setDocumentMode(true);
+    // Eight tabs (the OOM tab for a run with one) do not fit the centre of a 1280 px window:
+    // names shorten ("Allocat…") rather than scroll the first tabs out of sight.
+    tabs_->setElideMode(Qt::ElideRight);
+    tabs_->setUsesScrollButtons(false);
     segmentMap_ = new views::SegmentMapWidget(tabs_);
     heatmap_ = new views::HeatmapWidget(tabs_);
     timeline_ = new views::TimelineChartView(tabs_);

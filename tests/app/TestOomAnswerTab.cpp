@@ -147,6 +147,10 @@ private slots:
         QVERIFY(tab >= 0);
         QVERIFY(tabs->isTabVisible(tab));
         QCOMPARE(tabs->currentWidget(), oom->view());  // in front, before anything else
+        // All eight tabs stay in the 1280 px window's tab bar: none scrolled out of sight.
+        const QTabBar* bar = tabs->tabBar();
+        QVERIFY2(bar->tabRect(0).left() >= 0 && bar->tabRect(tab).right() < bar->width(),
+                 qPrintable(QString("tabs span %1..%2 of a %3 px bar").arg(bar->tabRect(0).left()).arg(bar->tabRect(tab).right()).arg(bar->width())));
         QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty(), kTimeout);
         QTRY_VERIFY_WITH_TIMEOUT(!oom->isComputing(), kTimeout);
 
