@@ -247,7 +247,9 @@ int runReplay(VerbContext& ctx) {
                << ", " << result.emptyCacheSteps.size() << " explicit empty_cache() inferred\n";
         const alloc::DeviceStats& s = result.stats;
         // After a truncated history these four count the recorded window only: marked, and said why.
-        const std::string w = result.truncation ? " " + std::string(alloc::WindowFigures::kMark) : std::string();
+        // (Appended, not `" " + std::string(...)`: g++ 12 -O3 flags that with a false -Wrestrict.)
+        std::string w;
+        if (result.truncation) w.append(" ").append(alloc::WindowFigures::kMark);
         report << "  peak reserved " << s.reserved_bytes[alloc::kAggregate].peak << " B" << w << ", peak allocated "
                << s.allocated_bytes[alloc::kAggregate].peak << " B" << w << ", device allocs " << s.num_device_alloc << w
                << ", OOMs " << s.num_ooms << w << "\n";
