@@ -9,7 +9,6 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -67,6 +66,7 @@
 #include "views/widgets/RunVerdictBanner.h"
 #include "views/widgets/SegmentMapCanvas.h"
 #include "views/widgets/SegmentMapWidget.h"
+#include "views/widgets/WelcomeHint.h"
 #include "views/widgets/SummaryTableModel.h"
 #include "views/charts/TimelineChartView.h"
 #include "views/data/TimelinePeak.h"
@@ -176,20 +176,8 @@ void MainWindow::buildCentre() {
     tabs_->setTabToolTip(2, tr("Allocated, reserved, active and requested memory over the run (Ctrl+3)"));
     tabs_->setTabToolTip(3, tr("Runs of one program under several configs, side by side (Ctrl+4)"));
     tabs_->setTabToolTip(tabs_->indexOf(ranks_), tr("A distributed job's ranks: peaks, fragmentation, retries, OOMs, outliers (Ctrl+7)"));
-    segmentMap_->setToolTip(tr("Click a block (or use the arrow keys) to inspect it; Ctrl+wheel or +/- zooms"));
-    heatmap_->setToolTip(tr("Click or drag to move the scrubber to that time"));
-    timeline_->setToolTip(tr("Click or drag to move the scrubber; markers show OOMs, retries, garbage collection and empty_cache"));
-    emptyHint_ = new QLabel(
-        tr("<h2>AllocScope</h2><p>A lab for the PyTorch CUDA caching allocator.</p>"
-           "<p>Open a session, a PyTorch memory snapshot or an RMM CSV log with <b>File ▸ Open…</b> (Ctrl+O),<br>"
-           "drop one here, or pick a workload on the left and press <b>Run</b>.</p>"
-           "<p>New to the allocator? <a href=\"lessons\">Start a guided lesson</a> (F1).</p>"),
-        centre);
-    emptyHint_->setAlignment(Qt::AlignCenter);
-    emptyHint_->setTextInteractionFlags(Qt::TextBrowserInteraction);
-    emptyHint_->setOpenExternalLinks(false);
-    connect(emptyHint_, &QLabel::linkActivated, this, [this] { lessonsAction_->trigger(); });
-    emptyHint_->setWordWrap(true);
+    emptyHint_ = new views::WelcomeHint(centre);
+    connect(emptyHint_, &views::WelcomeHint::lessonsRequested, this, [this] { lessonsAction_->trigger(); });
     layout->addWidget(emptyHint_, 1);
     layout->addWidget(verdictBanner_ = new views::RunVerdictBanner(centre));
     layout->addWidget(tabs_, 1);

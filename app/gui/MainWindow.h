@@ -19,7 +19,6 @@
 #include "views/data/TimelineData.h"
 
 class QAction;
-class QLabel;
 class QMenu;
 class QTabWidget;
 class QTimer;
@@ -35,6 +34,7 @@ class RunListWidget;
 class RunVerdictBanner;
 class SegmentMapWidget;
 class TimelineChartView;
+class WelcomeHint;
 enum class ThemeChoice;
 }  // namespace allocscope::views
 
@@ -182,7 +182,7 @@ private:
     views::EventScrubber* scrubber_ = nullptr;
     views::BlockInspectorWidget* inspector_ = nullptr;
     views::MemorySummaryView* summary_ = nullptr;
-    QLabel* emptyHint_ = nullptr;
+    views::WelcomeHint* emptyHint_ = nullptr;
     QTimer* settleTimer_ = nullptr;
 
     std::unique_ptr<RecentFiles> recent_;

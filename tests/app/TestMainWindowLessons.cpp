@@ -16,6 +16,7 @@
 #include "views/widgets/EventScrubber.h"
 #include "views/widgets/LessonPanel.h"
 #include "views/widgets/SegmentMapWidget.h"
+#include "views/widgets/WelcomeHint.h"
 
 using allocscope::app::MainWindow;
 namespace views = allocscope::views;
@@ -24,6 +25,22 @@ class TestMainWindowLessons : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase() { qRegisterMetaType<views::LessonData>(); }
+
+    // An empty window greets a newcomer with how to open a file and a link to the lessons: the
+    // link opens the Lessons dock (F1's), not a browser.
+    void theWelcomeLinkOpensTheLessons() {
+        MainWindow window;
+        window.resize(1280, 720);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto* hint = window.findChild<views::WelcomeHint*>();
+        QVERIFY(hint && hint->isVisible());
+        QVERIFY(hint->text().contains(QStringLiteral("File ▸ Open…")));
+        QVERIFY(!hint->openExternalLinks());
+        QVERIFY(!window.lessonDock()->isVisible());
+        emit hint->linkActivated(QStringLiteral("lessons"));
+        QTRY_VERIFY(window.lessonDock()->isVisible());
+    }
 
     // F1 on a 1280 x 720 screen: the lesson dock joins the right dock area, and the window must
     // still fit the screen (before, the dock's minimum width pushed the window to ~1400 px, so

@@ -32,6 +32,7 @@ QString markerText(const TimelineMarker& m) {
 }  // namespace
 
 TimelineChartView::TimelineChartView(QWidget* parent) : ThemedChartView(parent) {
+    setToolTip(tr("Click or drag to move the scrubber; markers show OOMs, retries, garbage collection and empty_cache"));
     auto* chart = new QChart();
     chart->setAnimationOptions(QChart::NoAnimation);
     chart->legend()->setAlignment(Qt::AlignBottom);

@@ -15,6 +15,7 @@ namespace allocscope::views {
 
 HeatmapWidget::HeatmapWidget(QWidget* parent)
     : QWidget(parent), plot_(new HeatmapPlot(this)), legend_(new LegendWidget(this)), rawToggle_(new QCheckBox(tr("Ra&w addresses"), this)) {
+    setToolTip(tr("Click or drag to move the scrubber to that time"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);

@@ -20,7 +20,7 @@ SegmentMapWidget::SegmentMapWidget(QWidget* parent)
     connect(canvas_, &SegmentMapCanvas::blockSelected, this, &SegmentMapWidget::blockSelected);
     connect(canvas_, &SegmentMapCanvas::selectionCleared, this, &SegmentMapWidget::selectionCleared);
     connect(canvas_, &SegmentMapCanvas::zoomChanged, this, &SegmentMapWidget::zoomChanged);
-    setToolTip(QString());
+    setToolTip(tr("Click a block (or use the arrow keys) to inspect it; Ctrl+wheel or +/- zooms"));
     canvas_->setWhatsThis(tr("Each row is a reserved segment, its width proportional to its size. Click a block to "
                              "select it; arrow keys move the selection; Ctrl+wheel or +/- zoom."));
     updateLegend();
