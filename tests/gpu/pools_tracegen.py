@@ -34,8 +34,11 @@ Programs:
                         torch.cuda.use_mem_pool(torch.cuda.MemPool()), 3 prompts; then the outputs and
                         the pool are deleted and empty_cache() is called
 """
-import json, os, random, subprocess, sys, tarfile, threading, time
+import json, os, random, subprocess, sys, threading, time
 from concurrent.futures import ThreadPoolExecutor
+
+# The OOM recorder's snapshot helpers (this folder is on sys.path when the script runs).
+from oom_tracegen import shorten_frames, write_tar
 
 MB = 1 << 20
 
@@ -49,25 +52,6 @@ JOBS = [  # slow ones first
     ("cudagraph_train_frac", "default"), ("cudagraph_train_frac", "msplit128"),
     ("cudagraph_train_frac", "expandable"),
 ]
-
-
-def shorten_frames(obj, seen):
-    """File names in stack frames -> base name (interned, so the pickle stores each name once)."""
-    stack = [obj]
-    while stack:
-        o = stack.pop()
-        if id(o) in seen:
-            continue
-        seen.add(id(o))
-        if isinstance(o, dict):
-            fn = o.get("filename")
-            if isinstance(fn, str):
-                o["filename"] = sys.intern(os.path.basename(fn))
-                if isinstance(o.get("name"), str):
-                    o["name"] = sys.intern(o["name"])
-            stack.extend(v for v in o.values() if isinstance(v, (dict, list)))
-        elif isinstance(o, list):
-            stack.extend(v for v in o if isinstance(v, (dict, list)))
 
 
 def finish(torch, base, info, t0):
@@ -309,15 +293,6 @@ def child(program, cfgname, out):
 # ---------------------------------------------------------------------------------------- parent
 
 LOCK = threading.Lock()
-
-
-def write_tar(out, tar):
-    if not tar:
-        return
-    tmp = tar + ".tmp"
-    with tarfile.open(tmp, "w:gz") as t:
-        t.add(out, arcname=os.path.basename(out.rstrip("/")))
-    os.replace(tmp, tar)
 
 
 def parent(out, tar, deadline, lanes):
