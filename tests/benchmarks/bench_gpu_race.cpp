@@ -62,7 +62,9 @@
 #include "allocator/device/cuda/CudaAsyncBackend.h"
 #include "allocator/device/cuda/CudaDevice.h"
 #include "allocator/device/cuda/CudaRawCalls.h"
+#include "allocator/device/cuda/StreamFreeQueue.h"
 #include "tests/gpu/RaceStreams.h"
+#include "tests/gpu/StreamFreeSelfTest.h"
 #endif
 #ifdef ALLOCSCOPE_WITH_C10
 #include "tests/gpu/C10Backend.h"
@@ -121,10 +123,10 @@ bool parseArgs(int argc, char** argv, Args& args) {
         }
     }
     for (const std::string& name : args.sequences) {
-        if (name != "anchor" && name != "train_gpt" && !twoStreamMode(name)) {
+        if (name != "anchor" && name != "train_gpt" && !twoStreamMarking(name)) {
             std::fprintf(stderr,
                          "bench_gpu_race: unknown sequence '%s' (anchor, train_gpt, two_stream, two_stream_events, "
-                         "two_stream_ctr, two_stream_drv, two_stream_drvtail, two_stream_nobar, two_stream_w64)\n",
+                         "two_stream_ctr, two_stream_drv, two_stream_drvtail)\n",
                          name.c_str());
             return false;
         }
@@ -141,7 +143,7 @@ bool parseArgs(int argc, char** argv, Args& args) {
 // The named sequence with `ops` operations; nullopt (after saying why) if its input is unreadable.
 [[maybe_unused]] std::optional<RaceOps> buildSequence(const std::string& name, const Args& args) {
     if (name == "anchor") return makeRaceOps(args.ops);
-    if (twoStreamMode(name)) {
+    if (twoStreamMarking(name)) {
         RaceOps race = makeTwoStreamOps(args.ops);
         race.name = name;
         return race;
@@ -196,8 +198,8 @@ struct Contest {
     CudaDevice cuda{CudaDeviceOptions{0, false, nullptr, true}};
     CountingSink cudaSink;
     CachingAllocator ours;
-    // One completion queue per two_stream mechanism (twoStreamMode), made when first raced.
-    std::map<RaceEventQueue::Mode, std::unique_ptr<RaceEventQueue>> completions;
+    // One pending-free queue per two_stream marking (twoStreamMarking), made when first raced.
+    std::map<StreamFreeQueue::Marking, std::unique_ptr<StreamFreeQueue>> completions;
     SimulatedDevice sim;
     CountingSink simSink;
     CachingAllocator simulated;
@@ -234,15 +236,16 @@ bool raceSequence(Contest& contest, const RaceOps& race, const Args& args, const
     std::printf("sequence %s: %zu ops (%zu timed), %u tensors, passes %d, config %s%s\n", race.name.c_str(), n,
                 race.timedOps(n), race.idCount, args.passes, configName.c_str(), args.smoke ? " (smoke: no timing claims)" : "");
 
-    // How AllocScope's side learns that a use stream has passed a free (RaceStreams.h).
-    const RaceEventQueue::Mode mode = twoStreamMode(race.name).value_or(RaceEventQueue::Mode::Events);
-    std::unique_ptr<RaceEventQueue>& queue = contest.completions[mode];
-    if (!queue) queue = std::make_unique<RaceEventQueue>(mode);
-    RaceEventQueue& completions = *queue;
-    AllocScopeSide<RaceEventQueue> ours(contest.ours, completions, &contest.streams, contest.handles);
+    // How AllocScope's side learns that a use stream has passed a free (StreamFreeQueue.h).
+    const StreamFreeQueue::Marking wanted = twoStreamMarking(race.name).value_or(StreamFreeQueue::Marking::Events);
+    std::unique_ptr<StreamFreeQueue>& queue = contest.completions[wanted];
+    if (!queue) queue = std::make_unique<StreamFreeQueue>(0, wanted);
+    StreamFreeQueue& completions = *queue;
+    AllocScopeSide<StreamFreeQueue> ours(contest.ours, completions, &contest.streams, contest.handles);
     if (race.streams) {
-        std::printf("sequence %s: AllocScope learns of passed frees by %s%s\n", race.name.c_str(), describeMode(completions.mode()),
-                    completions.mode() != mode ? " (fallback: the wanted mechanism is missing here)" : "");
+        std::printf("sequence %s: AllocScope learns of passed frees by %s%s\n", race.name.c_str(),
+                    StreamFreeQueue::describe(completions.marking()),
+                    completions.marking() != wanted ? " (fallback: the wanted marking is missing here)" : "");
     }
     AllocScopeSide<SimulatedEvents> sim(contest.simulated, contest.simEvents, nullptr, contest.handles);
     std::vector<std::uint64_t> oursSlots(race.idCount, 0), simSlots(race.idCount, 0);
@@ -295,17 +298,15 @@ bool raceSequence(Contest& contest, const RaceOps& race, const Args& args, const
     }
 
     // Where the time goes: one instrumented pass each (clock reads around every call add to it).
-    AllocScopeSide<RaceEventQueue, true> oursTimed(contest.ours, completions, &contest.streams, contest.handles);
+    AllocScopeSide<StreamFreeQueue, true> oursTimed(contest.ours, completions, &contest.streams, contest.handles);
     AllocScopeSide<SimulatedEvents, true> simTimed(contest.simulated, contest.simEvents, nullptr, contest.handles);
-    completions.setTiming(true);
-    const RaceEventTimes eventsBefore = completions.times();
+    const StreamFreeCounters eventsBefore = completions.counters();
     const double oursInstrumented = racePass(race, n, leftover, oursSlots, uses, oursTimed, nothing);
     const double simInstrumented = racePass(race, n, leftover, simSlots, uses, simTimed, nothing);
-    completions.setTiming(false);
 #ifdef ALLOCSCOPE_WITH_C10
     racePass(race, n, leftover, c10Slots, uses, c10, nothing);  // c10's history stays the same as ours
 #endif
-    const RaceEventTimes& events = completions.times();
+    const StreamFreeCounters& events = completions.counters();
     const CudaDeviceCounters& after = contest.cuda.counters();
 
     // Fidelity: after the passes, then in the middle of the sequence.
@@ -335,14 +336,14 @@ bool raceSequence(Contest& contest, const RaceOps& race, const Args& args, const
     row("allocscope", oursTimes);
     row("simulated", simTimes);
     auto perOp = [&](std::uint64_t ns) { return static_cast<double>(ns) / timed; };
-    const std::uint64_t queryNs = events.queryNs - eventsBefore.queryNs;
-    const std::uint64_t completeNs = events.completeNs - eventsBefore.completeNs;
+    const SideTimes& marks = oursTimed.times;
     auto count = [](std::uint64_t value) { return static_cast<unsigned long long>(value); };
     std::printf("breakdown %s cuda: instrumented pass %.1f ns/op = allocator calls %.1f + record %.1f (%llu events, %llu counter "
                 "writes) + poll %.1f (%llu event queries, %llu counter reads) + pending completions %.1f + loop rest\n",
-                race.name.c_str(), oursInstrumented, perOp(oursTimed.times.allocatorNs), perOp(events.recordNs - eventsBefore.recordNs),
-                count(events.recorded - eventsBefore.recorded), count(events.written - eventsBefore.written), perOp(queryNs - completeNs),
-                count(events.queries - eventsBefore.queries), count(events.reads - eventsBefore.reads), perOp(completeNs));
+                race.name.c_str(), oursInstrumented, perOp(marks.allocatorNs), perOp(marks.insertNs),
+                count(events.eventsRecorded - eventsBefore.eventsRecorded), count(events.countersWritten - eventsBefore.countersWritten),
+                perOp(marks.pollNs - marks.completeNs), count(events.eventQueries - eventsBefore.eventQueries),
+                count(events.counterReads - eventsBefore.counterReads), perOp(marks.completeNs));
     std::printf("breakdown %s simulated: instrumented pass %.1f ns/op = allocator calls %.1f + loop rest\n", race.name.c_str(),
                 simInstrumented, perOp(simTimed.times.allocatorNs));
     // AllocScope on CUDA ran the warm pass, the timed ones, the probe (part of one) and the instrumented one.
@@ -428,6 +429,13 @@ int race(const Args& args, const std::string& configName, bool expandable) {
     std::printf("c10 allocator: %s\n", contest.pytorch.name().c_str());
 #endif
     bool ok = true;
+    // The product's pending-free queue on the race's streams, every marking (StreamFreeSelfTest.h).
+    using Marking = StreamFreeQueue::Marking;
+    for (Marking m : {Marking::Events, Marking::DriverEvents, Marking::DriverEventsTail, Marking::Counters, Marking::Mixed}) {
+        const std::string failure = streamFreeQueueSelfTest(contest.streams, m);
+        std::printf("selftest stream free queue, %s: %s\n", StreamFreeQueue::describe(m), failure.empty() ? "ok" : failure.c_str());
+        ok = ok && failure.empty();
+    }
     for (const std::string& name : args.sequences) {
         const std::optional<RaceOps> race = buildSequence(name, args);
         if (!race) {

@@ -4,40 +4,47 @@
 // is one template, so every side runs the same loop and pays the same harness costs.
 //
 //  - C10Side: PyTorch's c10 caching allocator, which polls and records its own events.
-//  - AllocScopeSide<RaceEventQueue>: AllocScope on CudaDevice; the harness does what c10's
-//    allocator does itself around malloc and free (RaceStreams.h): poll events before each
-//    malloc (process_events), record one at the free of a block used on another stream.
+//  - AllocScopeSide<StreamFreeQueue>: AllocScope on CudaDevice; the harness does what c10's
+//    allocator does itself around malloc and free, through the product's StreamFreeQueue:
+//    poll before each malloc (process_events), mark the free of a block used on another stream
+//    (insert_events).
 //  - AllocScopeSide<SimulatedEvents>: the same allocator on SimulatedDevice, the baseline: no
 //    CUDA call at all, events are a list that Release marks complete.
 // CUDA-free header.
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <type_traits>
 #include <vector>
 
 #include "allocator/core/CachingAllocator.h"
+#include "allocator/device/cuda/StreamFreeQueue.h"
 #include "tests/gpu/RaceOps.h"
 #include "tests/gpu/RaceStreams.h"
 
 namespace allocscope::gpu {
 
-// Events of the simulated baseline: recorded in order, complete once released.
+// Pending frees of the simulated baseline, with StreamFreeQueue's interface: inserted in
+// order, complete once released.
 class SimulatedEvents {
 public:
-    void record(std::uint64_t /*stream*/, std::uint64_t address) { addresses_.push_back(address); }
-    void poll(RaceEventQueue::Complete complete, void* context) {
-        for (std::size_t i = 0; i < ready_; ++i) complete(context, addresses_[i]);
+    void insert(std::uint64_t address, const std::uint64_t* /*streams*/, std::size_t /*count*/) { addresses_.push_back(address); }
+    template <class Done>
+    void poll(Done&& done) {
+        if (ready_ == 0) return;
+        for (std::size_t i = 0; i < ready_; ++i) done(addresses_[i]);
         addresses_.erase(addresses_.begin(), addresses_.begin() + static_cast<std::ptrdiff_t>(ready_));
         ready_ = 0;
     }
-    bool idle() const { return addresses_.empty(); }
-    void releaseAll() { ready_ = addresses_.size(); }
-    void clear() {
-        addresses_.clear();
-        ready_ = 0;
+    template <class Done>
+    void drain(Done&& done) {
+        ready_ = addresses_.size();
+        poll(done);
     }
+    bool empty() const { return addresses_.empty(); }
+    void releaseAll() { ready_ = addresses_.size(); }
 
 private:
     std::vector<std::uint64_t> addresses_;
@@ -47,11 +54,14 @@ private:
 // Nanoseconds of an instrumented AllocScope pass (the breakdown; clock reads included).
 struct SideTimes {
     std::uint64_t allocatorNs = 0;  // inside CachingAllocator::malloc / free / recordStream
+    std::uint64_t insertNs = 0;     // marking frees (insert)
+    std::uint64_t pollNs = 0;       // poll before each malloc, completeNs included
+    std::uint64_t completeNs = 0;   // inside poll: the allocator completing the frees
 };
 
 template <typename Events, bool Timing = false>
 class AllocScopeSide {
-    static constexpr bool kReal = std::is_same_v<Events, RaceEventQueue>;
+    static constexpr bool kReal = std::is_same_v<Events, alloc::StreamFreeQueue>;
 
 public:
     // `streams`: the real streams (CUDA side; null for the simulated one); `handles`: stream ids.
@@ -59,7 +69,11 @@ public:
         : allocator_(allocator), events_(events), streams_(streams), handles_(handles) {}
 
     std::uint64_t alloc(std::uint64_t size, std::uint8_t stream) {
-        if (!events_.idle()) events_.poll(&completeFree, &allocator_);
+        if constexpr (Timing) {
+            if (!events_.empty()) timedPoll();
+        } else {
+            events_.poll([this](std::uint64_t address) { allocator_.completePendingFree(address); });
+        }
         const std::uint64_t start = Timing ? now() : 0;
         const std::optional<std::uint64_t> address = allocator_.malloc(size, handles_[stream]);
         if (Timing) times.allocatorNs += now() - start;
@@ -70,7 +84,10 @@ public:
         const std::uint64_t start = Timing ? now() : 0;
         if (!allocator_.free(address)) failed = true;
         if (Timing) times.allocatorNs += now() - start;
-        if (useStream != 0) events_.record(handles_[useStream], address);  // insert_events
+        if (useStream == 0) return;
+        const std::uint64_t marked = Timing ? now() : 0;
+        events_.insert(address, &handles_[useStream], 1);  // insert_events
+        if (Timing) times.insertNs += now() - marked;
     }
     void recordStream(std::uint64_t address, std::uint8_t stream) {
         const std::uint64_t start = Timing ? now() : 0;
@@ -98,9 +115,10 @@ public:
             events_.releaseAll();
         }
     }
-    // empty_cache: the allocator completes every pending free itself.
+    // empty_cache: the marks are waited for (the streams run free by then), and the allocator
+    // completes every pending free itself, as c10's synchronize_and_free_events does inside it.
     void emptyCache() {
-        events_.clear();
+        events_.drain([](std::uint64_t) {});
         allocator_.emptyCache();
     }
 
@@ -108,8 +126,14 @@ public:
     SideTimes times;
 
 private:
-    static void completeFree(void* allocator, std::uint64_t address) {
-        static_cast<alloc::CachingAllocator*>(allocator)->completePendingFree(address);
+    void timedPoll() {
+        const std::uint64_t polled = now();
+        events_.poll([this](std::uint64_t address) {
+            const std::uint64_t before = now();
+            allocator_.completePendingFree(address);
+            times.completeNs += now() - before;
+        });
+        times.pollNs += now() - polled;
     }
     static std::uint64_t now() {
         return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The GPU race against PyTorch's c10 allocator, repeated: RUNS fresh processes per configuration
 # (default, expandable_segments:True), alternating, each racing the op sequences in SEQUENCES
-# (default anchor,train_gpt,two_stream,two_stream_events; the other two_stream mechanisms:
-# two_stream_ctr, two_stream_drv, two_stream_drvtail, two_stream_nobar, two_stream_w64) with c10, AllocScope on CudaDevice and AllocScope on SimulatedDevice
+# (default anchor,train_gpt,two_stream,two_stream_events; the other two_stream markings of
+# StreamFreeQueue: two_stream_ctr, two_stream_drv, two_stream_drvtail) with c10, AllocScope on CudaDevice and AllocScope on SimulatedDevice
 # interleaved (tests/benchmarks/bench_gpu_race.cpp). Writes OUTDIR/summary.txt: the machine,
 # min / median / max over the processes of each backend's best pass and of its ratio to c10
 # (best pass / c10's best pass in the same process), the MATCH count of every fidelity check,
@@ -100,7 +100,7 @@ say "== summary over the processes (ratio = best pass / c10's best pass in the s
 python3 "$ROOT/tests/gpu/race_summary.py" "$LOGS"/race_*_[0-9]*.txt | tee -a "$SUMMARY"
 say "== first process of each configuration, in full"
 for name in default expandable_segments; do
-    grep -E "^(device|c10 allocator|sequence|RESULT|breakdown|cuda device|CHECK|SLOW|allocscope events|last CUDA)" \
+    grep -E "^(device|c10 allocator|selftest|sequence|RESULT|breakdown|cuda device|CHECK|SLOW|allocscope events|last CUDA)" \
         "$LOGS/race_${name}_1.txt" 2>/dev/null | tee -a "$SUMMARY"
 done
 date -u | tee -a "$SUMMARY"
