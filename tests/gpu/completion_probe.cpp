@@ -1,9 +1,9 @@
 // What each way of marking "the stream got here" costs the host per call, and what each way of
 // asking costs per poll: the two halves of learning that a use stream passed a free (the race's
-// two_stream, tests/gpu/RaceStreams.h). Standalone (the CUDA runtime only; driver entry points
-// are fetched through it (DriverEntry.h), libcuda is never linked):
+// two_stream, allocator/device/cuda/StreamFreeQueue.h). Standalone (the CUDA runtime only; driver
+// entry points are fetched through it (CudaDriverEntry.h), libcuda is never linked):
 //
-//   g++ -O2 -std=c++20 -I$CUDA_HOME/include tests/gpu/completion_probe.cpp -L$CUDA_HOME/lib64 -lcudart -o probe
+//   g++ -O2 -std=c++20 -I. -I$CUDA_HOME/include tests/gpu/completion_probe.cpp -L$CUDA_HOME/lib64 -lcudart -o probe
 //   ./probe [calls]
 //
 // Each mark is issued in windows of 32 on a stream held by a host function (as in the race: the
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "DriverEntry.h"
+#include "allocator/device/cuda/CudaDriverEntry.h"
 
 namespace {
 
@@ -104,12 +104,12 @@ int main(int argc, char** argv) {
     cudaStream_t stream = nullptr;
     check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
 
-    auto write32 = allocscope::gpu::driverEntry<WriteValue32>("cuStreamWriteValue32");
-    auto batch = allocscope::gpu::driverEntry<BatchMemOp>("cuStreamBatchMemOp");
-    auto eventRecord = allocscope::gpu::driverEntry<EventRecord>("cuEventRecord");
-    auto eventQuery = allocscope::gpu::driverEntry<EventQuery>("cuEventQuery");
-    auto memset32 = allocscope::gpu::driverEntry<MemsetD32Async>("cuMemsetD32Async");
-    auto streamQuery = allocscope::gpu::driverEntry<StreamQuery>("cuStreamQuery");
+    auto write32 = allocscope::alloc::optionalDriverEntry<WriteValue32>("cuStreamWriteValue32");
+    auto batch = allocscope::alloc::optionalDriverEntry<BatchMemOp>("cuStreamBatchMemOp");
+    auto eventRecord = allocscope::alloc::optionalDriverEntry<EventRecord>("cuEventRecord");
+    auto eventQuery = allocscope::alloc::optionalDriverEntry<EventQuery>("cuEventQuery");
+    auto memset32 = allocscope::alloc::optionalDriverEntry<MemsetD32Async>("cuMemsetD32Async");
+    auto streamQuery = allocscope::alloc::optionalDriverEntry<StreamQuery>("cuStreamQuery");
 
     void* mapped = nullptr;
     check(cudaHostAlloc(&mapped, 4096, cudaHostAllocMapped), "cudaHostAlloc");

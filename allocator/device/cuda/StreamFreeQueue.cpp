@@ -8,6 +8,7 @@
 
 #include "allocator/device/PendingFreeMarks.h"
 #include "allocator/device/StreamWaitList.h"
+#include "allocator/device/cuda/CudaDriverEntry.h"
 #include "allocator/device/cuda/CudaError.h"
 #include "allocator/device/cuda/CudaRuntimeCheck.h"
 
@@ -35,20 +36,6 @@ private:
     int previous_ = 0;
     int device_ = 0;
 };
-
-// A driver entry point (ABI 12.0) through the runtime, or null where the driver lacks it: the
-// queue then falls back to a marking that does without (libcuda is never linked).
-template <typename Fn>
-Fn optionalDriverEntry(const char* symbol) {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-    if (cudaGetDriverEntryPointByVersion(symbol, &fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
-        found != cudaDriverEntryPointSuccess) {
-        cudaGetLastError();
-        return nullptr;
-    }
-    return reinterpret_cast<Fn>(fn);
-}
 
 using WriteValue32Fn = CUresult (*)(CUstream stream, CUdeviceptr address, cuuint32_t value, unsigned int flags);
 using EventRecordFn = CUresult (*)(CUevent event, CUstream stream);
