@@ -37,7 +37,7 @@ struct StreamFreeCounters {
     std::uint64_t eventsRecorded = 0;  // cudaEventRecord / cuEventRecord
     std::uint64_t countersWritten = 0;  // cuStreamWriteValue32
     std::uint64_t eventQueries = 0;    // cudaEventQuery / cuEventQuery
-    std::uint64_t counterReads = 0;    // one per stream with a waiting counter-capable list, per poll
+    std::uint64_t counterReads = 0;    // counter markings: one per stream with waiting marks, per poll
     std::uint64_t drains = 0;          // drain() calls that waited for the device
 };
 
