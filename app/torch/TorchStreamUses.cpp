@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#if defined(ALLOCSCOPE_HAVE_CUDA) && __has_include("allocator/device/cuda/StreamFreeQueue.h")
+#ifdef ALLOCSCOPE_HAVE_CUDA
 #include "allocator/device/cuda/StreamFreeQueue.h"
 #define ALLOCSCOPE_TORCH_STREAM_QUEUE 1
 #endif
