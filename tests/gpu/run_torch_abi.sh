@@ -49,7 +49,7 @@ for k in diff[:40]:
     print(f"  {k}: ours {ours.get(k)} c10 {theirs.get(k)}")
 for m, v in r.items():
     print(m, {k: v.get(k) for k in ("reused_while_side_busy", "reused_after_sync", "record_stream_rc", "checksum",
-                                    "empty_free_ns", "torch_memory_stats", "session", "last_error", "total_memory")})
+                                    "empty_free_ns", "oom", "torch_memory_stats", "session", "last_error", "total_memory")})
 PY
 for f in "$OUT/live.allocscope" "$B/frames.allocscope"; do
     say "== allocscope-cli info $f"

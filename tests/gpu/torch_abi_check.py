@@ -81,6 +81,14 @@ for _ in range(n):
     del x
 report["empty_free_ns"] = (time.perf_counter() - start) / n * 1e9
 
+# What PyTorch does with an allocation its allocator cannot serve (ours answers NULL).
+try:
+    huge = torch.empty(1 << 40, dtype=torch.uint8, device="cuda")  # 1 TiB
+    report["oom"] = f"no exception; data_ptr {huge.data_ptr()}"
+    del huge
+except Exception as e:
+    report["oom"] = type(e).__name__ + ": " + str(e).splitlines()[0][:160]
+
 if lib:
     report["stats"] = our_stats()
     try:
