@@ -236,6 +236,54 @@ private slots:
         for (const char* side : {"-wal", "-shm", "-journal"}) QVERIFY(!std::filesystem::exists(path + side));
     }
 
+    void pythonFramesBecomeTheAllocationsStack() {
+        const QString python = QStandardPaths::findExecutable("python3");
+        if (python.isEmpty()) QSKIP("no python3 on this machine");
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("frames.allocscope").toStdString();
+        // ctypes releases the GIL around the call, as PyTorch's bindings do around an op.
+        const std::string script = testfiles::writeIn(dir, "probe.py",
+            "import ctypes, sys\n"
+            "lib = ctypes.CDLL(sys.argv[1])\n"
+            "lib.allocscope_malloc.restype = ctypes.c_void_p\n"
+            "lib.allocscope_malloc.argtypes = [ctypes.c_size_t, ctypes.c_int, ctypes.c_void_p]\n"
+            "def inner():\n"
+            "    return lib.allocscope_malloc(4096, 0, None)\n"
+            "def outer():\n"
+            "    return inner()\n"
+            "print('allocated' if outer() else 'null')\n");
+        QProcess child;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("ALLOCSCOPE_PYTHON_FRAMES", "1");
+        env.insert("ALLOCSCOPE_SESSION", QString::fromStdString(path));
+        env.insert("ALLOCSCOPE_DEVICE", "simulated:1073741824");
+#ifdef ALLOCSCOPE_TORCH_PRELOAD
+        // A sanitized library in an uninstrumented python: its runtime must be loaded first.
+        env.insert("LD_PRELOAD", ALLOCSCOPE_TORCH_PRELOAD);
+        env.insert("ASAN_OPTIONS", "detect_leaks=0");
+#endif
+        child.setProcessEnvironment(env);
+        child.start(python, {QString::fromStdString(script), ALLOCSCOPE_TORCH_LIB});
+        child.waitForFinished(-1);
+        QVERIFY2(child.exitCode() == 0, child.readAllStandardError().constData());
+        QCOMPARE(child.readAllStandardOutput().trimmed(), QByteArray("allocated"));
+        storage::SessionReader reader(path);
+        const storage::RunRow run = reader.runs().at(0);
+        QCOMPARE(run.status, storage::RunStatus::Complete);
+        const storage::EventPage page = reader.events(run.number, 0, 16);
+        std::uint32_t stackId = 0;
+        for (const alloc::Event& e : page.events) {
+            if (e.action == alloc::EventAction::Alloc) stackId = e.stackId;
+        }
+        const alloc::Stack stack = reader.stack(run.number, stackId);
+        QVERIFY(stack.size() >= 3);
+        QCOMPARE(stack[0].name, std::string("inner"));
+        QCOMPARE(stack[0].line, std::int64_t{6});
+        QCOMPARE(stack[0].filename, script);
+        QCOMPARE(stack[1].name, std::string("outer"));
+        QCOMPARE(stack[2].name, std::string("<module>"));
+    }
+
     void anOomReturnsNullAndIsRecorded() {
         QTemporaryDir dir;
         const std::string path = dir.filePath("oom.allocscope").toStdString();
