@@ -4,6 +4,7 @@
 // its own environment; the parent checks what the child printed and the session it left.
 #include <QtTest>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -75,7 +76,7 @@ std::uint64_t waitForCommittedEvents(const std::string& path) {
 
 int scenario(const std::string& name) {
     const testing::TorchApi api = testing::TorchApi::load(ALLOCSCOPE_TORCH_LIB);
-    if (name == "ops" || name == "record" || name == "killed") {
+    if (name == "ops" || name == "record" || name == "killed" || name == "fork") {
         if (api.useSimulatedDevice(kTotal) != 0) return std::fprintf(stderr, "%s\n", api.lastError()), 2;
     }
     AbiTarget target{api};
@@ -99,6 +100,15 @@ int scenario(const std::string& name) {
         waitForCommittedEvents(api.sessionPath());
         std::fflush(stdout);
         _exit(0);  // as a killed process: no atexit handler, no finish
+    } else if (name == "fork") {
+        testing::playAbiOps(target, kOpsCompared);
+        std::fflush(stdout);
+        const pid_t child = fork();
+        if (child == 0) std::exit(0);  // runs the atexit handler in a process without the writer thread
+        int status = 0;
+        waitpid(child, &status, 0);
+        if (api.finish() != 0) return std::fprintf(stderr, "%s\n", api.lastError()), 2;
+        std::printf("child %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     } else if (name == "refused" || name == "foreign") {
         void* p = api.malloc(4096, 0, nullptr);
         std::printf("%s\n%s\n%s\n", p ? "allocated" : "null", api.lastError(), api.sessionPath());
@@ -219,6 +229,20 @@ private slots:
         QCOMPARE(run.status, storage::RunStatus::Interrupted);
         QVERIFY(run.openRecording);
         QVERIFY(run.eventCount > 0);
+    }
+
+    void aForkedChildLeavesTheRecordingToItsParent() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("fork.allocscope").toStdString();
+        const ChildResult r = runScenario("fork", {"ALLOCSCOPE_SESSION=" + QString::fromStdString(path)});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(r.out.trimmed(), QString("child 0"));
+        DirectTarget direct("");
+        testing::playAbiOps(direct, kOpsCompared);
+        storage::SessionReader reader(path);
+        const storage::RunRow run = reader.runs().at(0);
+        QCOMPARE(run.status, storage::RunStatus::Complete);
+        QCOMPARE(run.eventCount, direct.sink.total());
     }
 
     void aSessionPathThatIsNoSessionIsRefusedAndLeftAsItWas() {
