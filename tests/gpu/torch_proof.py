@@ -190,6 +190,8 @@ def report(results, cli):
             ref = by["c10"][0]
             for side in ("allocscope", "c10_history", "c10"):
                 for r in by[side]:
+                    if r is ref:
+                        continue
                     tag = f"{side}#{r['repeat']}"
                     same_l = r["losses"] == ref["losses"]
                     same_t = r["tokens"] == ref["tokens"]

@@ -39,10 +39,11 @@ def candidates():
     here = os.path.dirname(os.path.abspath(__file__))
     places = [os.path.join(here, LIBRARY_NAME), os.path.join(os.path.dirname(here), LIBRARY_NAME)]
     root = os.path.abspath(os.path.join(here, "..", "..", "..", ".."))
-    pattern = os.path.join(root, "build", "*", "app", "torch", LIBRARY_NAME)
-    # The most recently built tree first: after a rebuild that is the one the user means.
-    built = sorted(glob.glob(pattern), key=lambda p: os.path.getmtime(p), reverse=True)
-    places += built if built else [pattern]
+    if os.path.isfile(os.path.join(root, "app", "torch", "CMakeLists.txt")):  # a source checkout
+        pattern = os.path.join(root, "build", "*", "app", "torch", LIBRARY_NAME)
+        # The most recently built tree first: after a rebuild that is the one the user means.
+        built = sorted(glob.glob(pattern), key=lambda p: os.path.getmtime(p), reverse=True)
+        places += built if built else [pattern]
     places.append(os.path.join(INSTALLED_DIR, LIBRARY_NAME))
     return places
 
