@@ -65,6 +65,7 @@ RunRow readRun(SqliteStatement& s) {
     // "recording" in a file we only read: the recording stopped without finishing (a crash, a
     // kill, a power cut), or runs in another process right now; either way not complete.
     row.status = status == "complete" ? RunStatus::Complete : RunStatus::Interrupted;
+    row.openRecording = status == "recording";
     row.createdAt = s.columnText(9);
     row.eventCount = static_cast<std::uint64_t>(s.columnInt(10));
     row.divergence = s.columnText(11);

@@ -1,0 +1,159 @@
+#include "app/torch/TorchDevice.h"
+
+#include <exception>
+
+#include "app/cli/StatsJson.h"
+#include "app/torch/TorchStreamUses.h"
+
+namespace allocscope::torchabi {
+
+TorchDevice::TorchDevice(TorchDeviceSetup setup) : index_(setup.index), memory_(std::move(setup.memory)) {
+    if (setup.realStreams) uses_ = std::make_unique<TorchStreamUses>(index_);
+    allocator_ = std::make_unique<alloc::CachingAllocator>(setup.config, *memory_, static_cast<alloc::EventSink*>(this));
+    if (setup.writer) {
+        storage::RunInfo info = setup.run;
+        info.gpu = memory_->name();
+        info.totalMemory = memory_->totalMemory();
+        try {
+            recorder_ = std::make_unique<storage::SessionRecorder>(*setup.writer, info, allocator_->stats());
+        } catch (const std::exception& e) {
+            recordingError_ = std::string("recording device ") + std::to_string(index_) + " failed: " + e.what();
+        }
+    }
+}
+
+TorchDevice::~TorchDevice() = default;
+
+void TorchDevice::onEvent(const alloc::Event& event) {
+    // The OOM retry and empty_cache complete every pending free inside the allocator (c10 first
+    // synchronises and frees the events): on real streams, wait for them before any block the
+    // allocator now thinks free can be handed out again.
+    if (uses_ && event.action == alloc::EventAction::FreeCompleted && event.cause != alloc::EventCause::Program &&
+        !uses_->empty()) {
+        uses_->drain([](std::uint64_t) {});
+    }
+    if (!recorder_) return;
+    try {
+        recorder_->onEvent(event);
+    } catch (const std::exception& e) {
+        // The writer failed (disk full, file removed): the allocation goes on, the recording stops.
+        recordingError_ = std::string("recording stopped: ") + e.what();
+    }
+}
+
+void TorchDevice::afterOp() {
+    ++opIndex_;
+    if (recorder_ && recordingError_.empty()) {
+        try {
+            recorder_->syncStats(allocator_->stats());
+        } catch (const std::exception& e) {
+            recordingError_ = std::string("recording stopped: ") + e.what();
+        }
+    }
+    if (!recordingError_.empty() && recorder_) {
+        // Dropped without finish(): what was committed stays, the run reads as interrupted.
+        recorder_.reset();
+    }
+}
+
+void TorchDevice::completeFinishedFrees() {
+    if (uses_ && !uses_->empty()) {
+        uses_->poll([this](std::uint64_t address) { allocator_->completePendingFree(address); });
+    }
+}
+
+std::optional<std::uint64_t> TorchDevice::malloc(std::uint64_t size, alloc::StreamId stream, const alloc::Stack& stack) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    allocator_->setOpIndex(opIndex_);
+    completeFinishedFrees();
+    const std::uint32_t stackId = stack.empty() ? 0 : stacks_.intern(stack);
+    const std::optional<std::uint64_t> address = allocator_->malloc(size, stream, stackId);
+    if (address && uses_) uses_->allocated(*address, stream);
+    afterOp();
+    return address;
+}
+
+bool TorchDevice::free(std::uint64_t address) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    allocator_->setOpIndex(opIndex_);
+    const bool known = allocator_->free(address);
+    if (known && uses_) uses_->freed(address);
+    afterOp();
+    return known;
+}
+
+bool TorchDevice::recordStream(std::uint64_t address, alloc::StreamId stream) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    allocator_->setOpIndex(opIndex_);
+    const bool known = allocator_->recordStream(address, stream);
+    if (known && uses_) uses_->used(address, stream);
+    afterOp();
+    return known;
+}
+
+void TorchDevice::synchronize() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    allocator_->setOpIndex(opIndex_);
+    if (uses_) uses_->drain([](std::uint64_t) {});
+    allocator_->synchronize();
+    afterOp();
+}
+
+void TorchDevice::emptyCache() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    allocator_->setOpIndex(opIndex_);
+    if (uses_) uses_->drain([](std::uint64_t) {});
+    allocator_->emptyCache();
+    afterOp();
+}
+
+void TorchDevice::setMemoryFraction(double fraction) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    allocator_->setOpIndex(opIndex_);
+    allocator_->setMemoryFraction(fraction);
+    afterOp();
+}
+
+void TorchDevice::resetPeakStats() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    allocator_->setOpIndex(opIndex_);
+    allocator_->resetPeakStats();
+    afterOp();
+}
+
+void TorchDevice::resetAccumulatedStats() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    allocator_->setOpIndex(opIndex_);
+    allocator_->resetAccumulatedStats();
+    afterOp();
+}
+
+std::string TorchDevice::statsJson() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return cli::statsToJson(allocator_->stats());
+}
+
+std::string TorchDevice::memorySummary() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return allocator_->memorySummary(index_);
+}
+
+std::string TorchDevice::lastOomMessage() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return allocator_->lastOom().message;
+}
+
+void TorchDevice::finishRecording() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (!recorder_) return;
+    recorder_->syncStats(allocator_->stats(), true);
+    recorder_->finish(&stacks_);
+    recorder_.reset();
+}
+
+std::string TorchDevice::recordingError() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return recordingError_;
+}
+
+}  // namespace allocscope::torchabi

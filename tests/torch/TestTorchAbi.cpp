@@ -1,0 +1,271 @@
+// liballocscope_torch.so through its C ABI, loaded with dlopen as PyTorch loads it, on the
+// simulated device (CI has no GPU and no torch). The library reads its environment once per
+// process, so each scenario runs in a child process of this executable (`--scenario NAME`) with
+// its own environment; the parent checks what the child printed and the session it left.
+#include <QtTest>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include "allocator/config/ConfigParser.h"
+#include "allocator/core/CachingAllocator.h"
+#include "allocator/device/SimulatedDevice.h"
+#include "app/cli/StatsJson.h"
+#include "storage/session/SessionReader.h"
+#include "tests/FileBytes.h"
+#include "tests/torch/AbiOpSequence.h"
+#include "tests/torch/TorchApi.h"
+
+using namespace allocscope;
+
+namespace {
+
+constexpr unsigned long long kTotal = 8ULL << 30;
+constexpr std::size_t kOpsCompared = 20000;
+constexpr std::size_t kOpsRecorded = 220000;  // about 60 batches of 4,096 events
+const char* const kConfig = "max_split_size_mb:64,garbage_collection_threshold:0.6";
+
+void* pointer(std::uint64_t address) { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)); }
+
+// The ops through the C ABI, on device 0.
+struct AbiTarget {
+    const testing::TorchApi& api;
+    std::uint64_t alloc(std::uint64_t size, std::uint64_t stream) {
+        return reinterpret_cast<std::uintptr_t>(api.malloc(size, 0, pointer(stream)));
+    }
+    void free(std::uint64_t address) { api.free(pointer(address), 0, 0, nullptr); }
+    void record(std::uint64_t address, std::uint64_t stream) { api.recordStream(pointer(address), pointer(stream)); }
+    void emptyCache() { api.emptyCache(); }
+    void synchronize() { api.synchronize(); }
+    void fraction(double f) { api.setMemoryFraction(f, 0); }
+    void resetPeak() { api.resetPeakStats(0); }
+    void resetAccumulated() { api.resetAccumulatedStats(0); }
+};
+
+// The same ops on a CachingAllocator of our own: what the library must have done.
+struct DirectTarget {
+    alloc::SimulatedDevice device{kTotal, 0};
+    alloc::CountingSink sink;
+    alloc::CachingAllocator allocator;
+    explicit DirectTarget(const char* config) : allocator(alloc::parseConfig(config).config, device, &sink) {}
+    std::uint64_t alloc(std::uint64_t size, std::uint64_t stream) { return allocator.malloc(size, stream).value_or(0); }
+    void free(std::uint64_t address) { allocator.free(address); }
+    void record(std::uint64_t address, std::uint64_t stream) { allocator.recordStream(address, stream); }
+    void emptyCache() { allocator.emptyCache(); }
+    void synchronize() { allocator.synchronize(); }
+    void fraction(double f) { allocator.setMemoryFraction(f); }
+    void resetPeak() { allocator.resetPeakStats(); }
+    void resetAccumulated() { allocator.resetAccumulatedStats(); }
+};
+
+// Re-reads the session until the run shows committed events (the writer commits on its own
+// thread; this ends as soon as it has, without any timing).
+std::uint64_t waitForCommittedEvents(const std::string& path) {
+    for (;;) {
+        storage::SessionReader reader(path, false);
+        const auto runs = reader.runs();
+        if (!runs.empty() && runs.front().eventCount > 0) return runs.front().eventCount;
+        std::this_thread::yield();
+    }
+}
+
+int scenario(const std::string& name) {
+    const testing::TorchApi api = testing::TorchApi::load(ALLOCSCOPE_TORCH_LIB);
+    if (name == "ops" || name == "record" || name == "killed") {
+        if (api.useSimulatedDevice(kTotal) != 0) return std::fprintf(stderr, "%s\n", api.lastError()), 2;
+    }
+    AbiTarget target{api};
+    if (name == "ops") {
+        testing::playAbiOps(target, kOpsCompared);
+        std::printf("%s\n----\n%s", testing::TorchApi::text(api.statsJson, 0).c_str(),
+                    testing::TorchApi::text(api.memorySummary, 0).c_str());
+    } else if (name == "record") {
+        testing::playAbiOps(target, kOpsRecorded / 2, 38);
+        // A reader while the run is recorded: the committed batches, the run still open.
+        const std::uint64_t mid = waitForCommittedEvents(api.sessionPath());
+        // Closed before the writer closes: the last connection to go removes the -wal file.
+        const storage::RunRow row = storage::SessionReader(api.sessionPath()).runs().at(0);
+        std::printf("mid %llu %d %d\n", static_cast<unsigned long long>(mid), row.openRecording ? 1 : 0,
+                    row.status == storage::RunStatus::Complete ? 1 : 0);
+        testing::playAbiOps(target, kOpsRecorded / 2, 39);
+        if (api.finish() != 0 || api.finish() != 0) return std::fprintf(stderr, "%s\n", api.lastError()), 2;
+        std::printf("session %s\n", api.sessionPath());
+    } else if (name == "killed") {
+        testing::playAbiOps(target, kOpsCompared);
+        waitForCommittedEvents(api.sessionPath());
+        std::fflush(stdout);
+        _exit(0);  // as a killed process: no atexit handler, no finish
+    } else if (name == "refused" || name == "foreign") {
+        void* p = api.malloc(4096, 0, nullptr);
+        std::printf("%s\n%s\n%s\n", p ? "allocated" : "null", api.lastError(), api.sessionPath());
+        if (p) api.free(p, 4096, 0, nullptr);
+    } else if (name == "oom") {
+        void* kept = api.malloc(600ULL << 20, 0, nullptr);
+        void* refused = api.malloc(700ULL << 20, 0, nullptr);
+        std::printf("%s %s\n%s\n", kept ? "kept" : "null", refused ? "allocated" : "null", api.lastError());
+        // Normal exit without allocscope_finish: the atexit handler ends the run.
+    } else {
+        return std::fprintf(stderr, "unknown scenario %s\n", name.c_str()), 2;
+    }
+    return 0;
+}
+
+struct ChildResult {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+ChildResult runScenario(const QString& name, const QStringList& environment) {
+    QProcess child;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const char* var : {"ALLOCSCOPE_CUDA_ALLOC_CONF", "ALLOCSCOPE_SESSION", "ALLOCSCOPE_DEVICE", "ALLOCSCOPE_PYTHON_FRAMES"}) {
+        env.remove(QString::fromLatin1(var));
+    }
+    for (const QString& item : environment) env.insert(item.section('=', 0, 0), item.section('=', 1));
+    child.setProcessEnvironment(env);
+    child.start(QCoreApplication::applicationFilePath(), {"--scenario", name});
+    child.waitForFinished(-1);
+    return {child.exitStatus() == QProcess::NormalExit ? child.exitCode() : -1, QString::fromUtf8(child.readAllStandardOutput()),
+            QString::fromUtf8(child.readAllStandardError())};
+}
+
+}  // namespace
+
+class TestTorchAbi : public QObject {
+    Q_OBJECT
+
+private slots:
+    void statsAndSummaryEqualTheAllocatorRunDirectly() {
+        const ChildResult r = runScenario("ops", {QString("ALLOCSCOPE_CUDA_ALLOC_CONF=") + kConfig});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QStringList parts = r.out.split("\n----\n");
+        QCOMPARE(parts.size(), 2);
+        DirectTarget direct(kConfig);
+        testing::playAbiOps(direct, kOpsCompared);
+        const QJsonObject got = QJsonDocument::fromJson(parts[0].toUtf8()).object();
+        const QJsonObject want = QJsonDocument::fromJson(QByteArray::fromStdString(cli::statsToJson(direct.allocator.stats()))).object();
+        QCOMPARE(want.size(), 122);
+        QCOMPARE(got.keys(), want.keys());
+        for (const QString& key : want.keys()) QVERIFY2(got[key] == want[key], qPrintable(key));
+        // The ops really exercised what they claim (a config, retries-free splits, pending frees).
+        QVERIFY(want["max_split_size"].toDouble() == 64.0 * 1024 * 1024);
+        QVERIFY(want["allocated_bytes.all.current"].toDouble() > 0);
+        QVERIFY(want["inactive_split.all.current"].toDouble() > 0);
+        QCOMPARE(parts[1], QString::fromStdString(direct.allocator.memorySummary(0)));
+    }
+
+    void aRefusedConfigAllocatesNothingAndSaysWhere() {
+        const QString text = "expandable_segments:True,max_split_size_mb:abc";
+        const ChildResult r = runScenario("refused", {"ALLOCSCOPE_CUDA_ALLOC_CONF=" + text});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QStringList lines = r.out.split('\n');
+        QCOMPARE(lines.value(0), QString("null"));
+        const QString column = QString("at column %1").arg(text.indexOf("abc") + 1);
+        QVERIFY2(lines.value(1).contains("ALLOCSCOPE_CUDA_ALLOC_CONF") && lines.value(1).contains(column), qPrintable(lines.value(1)));
+        // Once on stderr, whatever the number of calls.
+        QCOMPARE(r.err.count("ALLOCSCOPE_CUDA_ALLOC_CONF"), 1);
+    }
+
+    void aRecordedRunHoldsEveryEventAndEndsComplete() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("live.allocscope").toStdString();
+        const ChildResult r = runScenario("record", {"ALLOCSCOPE_SESSION=" + QString::fromStdString(path)});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        // Mid-run: committed events visible, the run open and not complete.
+        const QStringList mid = r.out.section('\n', 0, 0).split(' ');
+        QCOMPARE(mid.value(0), QString("mid"));
+        QVERIFY(mid.value(1).toULongLong() > 0);
+        QCOMPARE(mid.value(2), QString("1"));
+        QCOMPARE(mid.value(3), QString("0"));
+
+        DirectTarget direct("");
+        testing::playAbiOps(direct, kOpsRecorded / 2, 38);
+        testing::playAbiOps(direct, kOpsRecorded / 2, 39);
+        QVERIFY(direct.sink.total() > 3 * 4096);
+
+        storage::SessionReader reader(path);
+        const auto runs = reader.runs();
+        QCOMPARE(runs.size(), std::size_t{1});
+        const storage::RunRow& run = runs.front();
+        QCOMPARE(run.status, storage::RunStatus::Complete);
+        QVERIFY(!run.openRecording);
+        QCOMPARE(run.eventCount, direct.sink.total());
+        std::uint64_t stored = 0;
+        reader.forEachChunk(run.number, 0, run.eventCount, [&](std::uint64_t, const std::vector<alloc::Event>& events) {
+            stored += events.size();
+            return true;
+        });
+        QCOMPARE(stored, direct.sink.total());
+        QVERIFY(run.summary.has_value());
+        QVERIFY(run.summary->finalStats == direct.allocator.stats());
+        QCOMPARE(run.info.sourceKind, std::string("live"));
+        QVERIFY(run.info.source.rfind("pytorch process ", 0) == 0);
+        QCOMPARE(run.info.totalMemory, std::uint64_t{kTotal});
+        QVERIFY(!std::filesystem::exists(path + "-wal"));
+    }
+
+    void aKilledRecordingReadsInterrupted() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("killed.allocscope").toStdString();
+        const ChildResult r = runScenario("killed", {"ALLOCSCOPE_SESSION=" + QString::fromStdString(path)});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        storage::SessionReader reader(path);
+        const storage::RunRow run = reader.runs().at(0);
+        QCOMPARE(run.status, storage::RunStatus::Interrupted);
+        QVERIFY(run.openRecording);
+        QVERIFY(run.eventCount > 0);
+    }
+
+    void aSessionPathThatIsNoSessionIsRefusedAndLeftAsItWas() {
+        QTemporaryDir dir;
+        const std::string bytes = "not a session, just notes\n" + std::string(5000, 'x');
+        const std::string path = testfiles::writeIn(dir, "notes.db", bytes);
+        const ChildResult r = runScenario("foreign", {"ALLOCSCOPE_SESSION=" + QString::fromStdString(path),
+                                                      "ALLOCSCOPE_DEVICE=simulated:1073741824"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QStringList lines = r.out.split('\n');
+        QCOMPARE(lines.value(0), QString("allocated"));  // the allocator runs, unrecorded
+        QCOMPARE(lines.value(2), QString());            // no session path
+        QVERIFY2(r.err.contains(QString::fromStdString(path)) && r.err.contains("not recorded"), qPrintable(r.err));
+        QCOMPARE(testfiles::readBytes(path), bytes);
+        for (const char* side : {"-wal", "-shm", "-journal"}) QVERIFY(!std::filesystem::exists(path + side));
+    }
+
+    void anOomReturnsNullAndIsRecorded() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("oom.allocscope").toStdString();
+        const ChildResult r = runScenario("oom", {"ALLOCSCOPE_SESSION=" + QString::fromStdString(path),
+                                                  "ALLOCSCOPE_DEVICE=simulated:1073741824"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QStringList lines = r.out.split('\n');
+        QCOMPARE(lines.value(0), QString("kept null"));
+        QVERIFY2(lines.value(1).contains("CUDA out of memory"), qPrintable(lines.value(1)));
+        storage::SessionReader reader(path);
+        const storage::RunRow run = reader.runs().at(0);
+        QCOMPARE(run.status, storage::RunStatus::Complete);  // ended by the atexit handler
+        QVERIFY(run.summary.has_value());
+        QCOMPARE(run.summary->numOoms, std::int64_t{1});
+        QCOMPARE(run.info.totalMemory, std::uint64_t{1} << 30);
+    }
+};
+
+int main(int argc, char** argv) {
+    if (argc == 3 && std::string(argv[1]) == "--scenario") {
+        try {
+            return scenario(argv[2]);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "scenario %s: %s\n", argv[2], e.what());
+            return 3;
+        }
+    }
+    QCoreApplication app(argc, argv);
+    TestTorchAbi suite;
+    return QTest::qExec(&suite, argc, argv);
+}
+
+#include "TestTorchAbi.moc"
