@@ -38,7 +38,7 @@ if [ -n "${SQLITE_INCLUDE:-}" ]; then
     say "sqlite3: headers from $SQLITE_INCLUDE, library $SQLITE_SO"
 fi
 if ! cmake -S "$ROOT" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DALLOCSCOPE_WITH_GUI=OFF \
-        -DCMAKE_DISABLE_FIND_PACKAGE_Qt6=ON "${SQLITE_ARGS[@]}" >"$LOGS/cmake.log" 2>&1; then
+        -DALLOCSCOPE_BUILD_TESTS=OFF -DCMAKE_DISABLE_FIND_PACKAGE_Qt6=ON "${SQLITE_ARGS[@]}" >"$LOGS/cmake.log" 2>&1; then
     say "cmake configure FAILED"; tail -30 "$LOGS/cmake.log" | tee -a "$SUMMARY"; exit 1
 fi
 grep "AllocScope:" "$LOGS/cmake.log" | tee -a "$SUMMARY"
@@ -53,10 +53,10 @@ date -u | tee -a "$SUMMARY"
 
 say "== proof (torch_proof.py)"
 STEPS=(); [ "$MODE" = quick ] && STEPS=(--steps 12 --gen-steps 6)
-python3 "$ROOT/tests/gpu/torch_proof.py" "$LOGS/proof" --package "$ROOT/app/torch/python" --library "$LIB" \
-    --cli "$CLI" "${STEPS[@]}" >"$LOGS/proof.log" 2>&1
+# torch_proof.{json,txt} are re-written into OUTDIR after every child: a run stopped early keeps them.
+python3 "$ROOT/tests/gpu/torch_proof.py" "$OUT" --work "${WORK:-$B/proof}" --package "$ROOT/app/torch/python" \
+    --library "$LIB" --cli "$CLI" "${STEPS[@]}" >"$LOGS/proof.log" 2>&1
 echo "exit $?" >>"$LOGS/proof.log"
-cp "$LOGS/proof/torch_proof.txt" "$LOGS/proof/torch_proof.json" "$OUT/" 2>/dev/null
 cat "$OUT/torch_proof.txt" >>"$SUMMARY" 2>/dev/null || tail -20 "$LOGS/proof.log" | tee -a "$SUMMARY"
 tail -1 "$LOGS/proof.log" | tee -a "$SUMMARY"
 date -u | tee -a "$SUMMARY"
@@ -65,14 +65,13 @@ say "== compute-sanitizer memcheck (AllocScope side, expandable_segments:True, 3
 SAN=$(command -v compute-sanitizer || ls "$CUDA_HOME"/bin/compute-sanitizer 2>/dev/null | head -1)
 say "compute-sanitizer: ${SAN:-not found}"
 # No --leak-check: neither c10 nor AllocScope returns its cached segments at exit (os._exit).
-CUBLAS_WORKSPACE_CONFIG=:4096:8 timeout "${MEMCHECK_TIMEOUT:-240}" "$SAN" --tool memcheck --error-exitcode 9 \
+CUBLAS_WORKSPACE_CONFIG=:4096:8 timeout "${MEMCHECK_TIMEOUT:-200}" "$SAN" --tool memcheck --error-exitcode 9 \
     python3 "$ROOT/tests/gpu/torch_proof.py" --child allocscope expandable_segments:True "$LOGS/memcheck.json" \
-    --steps 3 --gen-steps 2 --package "$ROOT/app/torch/python" --library "$LIB" --session "$LOGS/memcheck.allocscope" \
+    --steps 3 --gen-steps 2 --package "$ROOT/app/torch/python" --library "$LIB" --session "$B/memcheck.allocscope" \
     >"$LOGS/memcheck.txt" 2>&1
 echo "exit $?" >>"$LOGS/memcheck.txt"
 say "memcheck: $(grep -E 'ERROR SUMMARY' "$LOGS/memcheck.txt" | sed 's/=* *//') $(tail -1 "$LOGS/memcheck.txt")"
 grep -E "^=+ (Invalid|Program hit|Saved host)" "$LOGS/memcheck.txt" | head -5 | tee -a "$SUMMARY"
 date -u | tee -a "$SUMMARY"
-rm -f "$LOGS"/proof/*.allocscope "$LOGS"/*.allocscope
 tar -C "$OUT" -czf "$OUT/results.tar.gz" logs && rm -rf "$LOGS"
 exit 0

@@ -1,9 +1,10 @@
 """Proof that real PyTorch programs run on AllocScope's allocator (issue 38): Hugging Face GPT-2
 training and Llama-style generation, on c10 and on liballocscope_torch.so, compared.
 
-Usage: python3 torch_proof.py OUTDIR --package DIR --library SO [--cli CLI] [--steps N] [--gen-steps N]
+Usage: python3 torch_proof.py OUTDIR --package DIR --library SO [--cli CLI] [--work DIR] [--steps N] [--gen-steps N]
            parent: every side x config in a fresh child process; writes OUTDIR/torch_proof.json and
-           OUTDIR/torch_proof.txt (re-written after every child, so a stopped run keeps what it made)
+           OUTDIR/torch_proof.txt (re-written after every child, so a stopped run keeps what it made);
+           the children's results and sessions go to WORK (default OUTDIR/work)
        python3 torch_proof.py --child SIDE CONFIG RESULT.json [--session FILE] [--package DIR]
                               [--library SO] [--steps N] [--gen-steps N]
            child: one program run (GPT-2 training, then Llama generation) on one side:
@@ -236,7 +237,8 @@ def report(results, cli):
 
 
 def parent(args):
-    os.makedirs(args.outdir, exist_ok=True)
+    work = args.work or os.path.join(args.outdir, "work")
+    os.makedirs(work, exist_ok=True)
     env = dict(os.environ, CUBLAS_WORKSPACE_CONFIG=":4096:8", TOKENIZERS_PARALLELISM="false")
     env.pop("PYTORCH_CUDA_ALLOC_CONF", None)
     results = []
@@ -244,12 +246,12 @@ def parent(args):
         for i, side in enumerate(SIDES):
             repeat = SIDES[:i + 1].count(side)
             tag = f"{name}.{side}.{repeat}"
-            out = os.path.join(args.outdir, tag + ".json")
+            out = os.path.join(work, tag + ".json")
             cmd = [sys.executable, os.path.abspath(__file__), "--child", side, conf, out, "--steps", str(args.steps),
                    "--gen-steps", str(args.gen_steps), "--package", args.package, "--library", args.library or ""]
             child_env = dict(env)
             if side == "allocscope":
-                cmd += ["--session", os.path.join(args.outdir, tag + ".allocscope")]
+                cmd += ["--session", os.path.join(work, tag + ".allocscope")]
             else:
                 child_env["PYTORCH_CUDA_ALLOC_CONF"] = conf
             t0 = time.time()
@@ -282,9 +284,10 @@ def main():
     p.add_argument("--library", default=None)
     p.add_argument("--cli", default=None)
     p.add_argument("--session", default=None)
+    p.add_argument("--work", default=None)
     p.add_argument("--steps", type=int, default=70)
     p.add_argument("--gen-steps", type=int, default=55)
-    p.add_argument("--child-timeout", type=int, default=300)
+    p.add_argument("--child-timeout", type=int, default=120)
     args = p.parse_args()
     args.library = args.library or None
     if args.child:
