@@ -1,6 +1,7 @@
 #pragma once
 // What the session verbs (info, export, import) share: error printing in the CLI's one-line
 // format and JSON string escaping.
+#include <cstdint>
 #include <functional>
 #include <ostream>
 #include <string>
