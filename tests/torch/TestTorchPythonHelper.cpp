@@ -55,7 +55,7 @@ private:
         env.insert(QStringLiteral("ALLOCSCOPE_DEVICE"), QStringLiteral("simulated:85899345920"));
         env.insert(QStringLiteral("TEST_LIBRARY"), library());
 #ifdef ALLOCSCOPE_TEST_ASAN_RUNTIME
-        // The sanitized library needs the ASan runtime first in the process; python3 has none.
+        // The sanitized library needs the ASan runtime (and libstdc++) first in the process; python3 has none.
         env.insert(QStringLiteral("LD_PRELOAD"), QStringLiteral(ALLOCSCOPE_TEST_ASAN_RUNTIME));
         env.insert(QStringLiteral("ASAN_OPTIONS"), QStringLiteral("detect_leaks=0"));
 #endif
