@@ -10,7 +10,11 @@ namespace {
 // CPython's objects stay opaque here: only the stable functions below touch them.
 using PyObj = void;
 struct PythonApi {
+    int (*initialized)() = nullptr;                           // Py_IsInitialized
     int (*gilCheck)() = nullptr;                              // PyGILState_Check
+    PyObj* (*threadState)() = nullptr;                        // PyGILState_GetThisThreadState
+    int (*gilEnsure)() = nullptr;                             // PyGILState_Ensure (an enum)
+    void (*gilRelease)(int) = nullptr;                        // PyGILState_Release
     PyObj* (*currentFrame)() = nullptr;                       // PyEval_GetFrame (borrowed)
     PyObj* (*frameCode)(PyObj*) = nullptr;                    // PyFrame_GetCode (new reference)
     PyObj* (*frameBack)(PyObj*) = nullptr;                    // PyFrame_GetBack (new reference)
@@ -32,7 +36,8 @@ bool lookUp(Fn& fn, const char* name) {
 const PythonApi& pythonApi() {
     static const PythonApi api = [] {
         PythonApi a;
-        a.complete = lookUp(a.gilCheck, "PyGILState_Check") && lookUp(a.currentFrame, "PyEval_GetFrame") &&
+        a.complete = lookUp(a.initialized, "Py_IsInitialized") && lookUp(a.gilCheck, "PyGILState_Check") && lookUp(a.threadState, "PyGILState_GetThisThreadState") &&
+                     lookUp(a.gilEnsure, "PyGILState_Ensure") && lookUp(a.gilRelease, "PyGILState_Release") && lookUp(a.currentFrame, "PyEval_GetFrame") &&
                      lookUp(a.frameCode, "PyFrame_GetCode") && lookUp(a.frameBack, "PyFrame_GetBack") &&
                      lookUp(a.frameLine, "PyFrame_GetLineNumber") && lookUp(a.getAttr, "PyObject_GetAttrString") &&
                      lookUp(a.utf8, "PyUnicode_AsUTF8") && lookUp(a.decRef, "Py_DecRef") && lookUp(a.errClear, "PyErr_Clear");
@@ -59,11 +64,25 @@ std::string textAttribute(const PythonApi& api, PyObj* object, const char* name)
 bool PythonFrames::available() { return pythonApi().complete; }
 
 alloc::Stack PythonFrames::capture() {
+    const PythonApi& api = pythonApi();
+    // Not before the interpreter starts or after it has finalised (tensors freed at exit).
+    if (!api.complete || !api.initialized()) return {};
+    if (api.gilCheck() == 1) return walk();
+    // PyTorch's bindings release the GIL around an op, so the thread that allocates for
+    // torch.empty() is a Python thread without the GIL: take it back, as PyTorch's own
+    // record_memory_history(stacks="python") does, and read the frames the thread stopped at.
+    // Threads Python never ran on (the autograd engine's) have no frames to give.
+    if (!api.threadState()) return {};
+    const int state = api.gilEnsure();
+    alloc::Stack stack = walk();
+    api.gilRelease(state);
+    return stack;
+}
+
+alloc::Stack PythonFrames::walk() {
     alloc::Stack stack;
     const PythonApi& api = pythonApi();
-    if (!api.complete || api.gilCheck() != 1) return stack;
     PyObj* frame = api.currentFrame();
-    if (!frame) return stack;
     PyObj* owned = nullptr;  // the frames PyFrame_GetBack handed us, released as we go
     while (frame && stack.size() < kMaxFrames) {
         PyObj* code = api.frameCode(frame);

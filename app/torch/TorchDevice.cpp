@@ -15,7 +15,11 @@ TorchDevice::TorchDevice(TorchDeviceSetup setup) : index_(setup.index), memory_(
         info.gpu = memory_->name();
         info.totalMemory = memory_->totalMemory();
         try {
-            recorder_ = std::make_unique<storage::SessionRecorder>(*setup.writer, info, allocator_->stats());
+            // The run's creation is queued like every batch: the first malloc does not wait for
+            // its commit (a failure surfaces at the next batch and stops the recording).
+            storage::RecorderOptions options;
+            options.waitForRun = false;
+            recorder_ = std::make_unique<storage::SessionRecorder>(*setup.writer, info, allocator_->stats(), options);
         } catch (const std::exception& e) {
             recordingError_ = std::string("recording device ") + std::to_string(index_) + " failed: " + e.what();
         }

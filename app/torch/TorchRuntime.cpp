@@ -45,7 +45,7 @@ TorchRuntime& TorchRuntime::instance() {
     return *runtime;
 }
 
-TorchRuntime::TorchRuntime() : settings_(TorchSettings::fromEnvironment()) {
+TorchRuntime::TorchRuntime() : settings_(TorchSettings::fromEnvironment()), owner_(getpid()) {
     pythonFrames_.store(settings_.pythonFrames);
     if (!settings_.error.empty()) reportOnce(settings_.error + "; every allocation will fail");
     if (settings_.sessionPath.empty()) return;
@@ -119,6 +119,9 @@ void TorchRuntime::useSimulatedDevice(std::uint64_t totalMemory) {
 }
 
 void TorchRuntime::finish() {
+    // A child forked from the recording process (os.fork) inherits this state but not the
+    // writer's thread: the run is the parent's to end, and waiting for that thread would hang.
+    if (getpid() != owner_) return;
     const std::lock_guard<std::mutex> lock(mutex_);
     if (finished_) return;
     finished_ = true;

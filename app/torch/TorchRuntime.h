@@ -51,6 +51,7 @@ private:
     std::string sessionError_;   // why the session given is not recorded
     std::array<std::atomic<TorchDevice*>, kMaxDevices> devices_{};
     std::atomic<bool> pythonFrames_{false};
+    long long owner_;  // the process that read the settings (and records)
     bool finished_ = false;
 };
 

@@ -36,7 +36,8 @@
 extern "C" {
 #endif
 
-/* PyTorch's alloc_fn: `size` requested bytes (rounded here as c10 rounds). NULL on OOM or error. */
+/* PyTorch's alloc_fn: `size` requested bytes (rounded here as c10 rounds). NULL on OOM or error,
+ * with allocscope_last_error() saying why (PyTorch 2.11 does not check: the tensor gets address 0). */
 ALLOCSCOPE_TORCH_API void* allocscope_malloc(size_t size, int device, void* stream);
 /* PyTorch's free_fn. A block used on other streams (allocscope_record_stream) stays pending
  * until those streams have passed the free (checked before each malloc, as c10's

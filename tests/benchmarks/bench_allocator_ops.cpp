@@ -12,17 +12,12 @@
 #include "allocator/device/GpuPresets.h"
 #include "allocator/device/SimulatedDevice.h"
 #include "tests/benchmarks/AllocBenchSequence.h"
+#include "tests/benchmarks/BenchClock.h"
 
 using namespace allocscope;
 using namespace allocscope::alloc;
 
 namespace {
-
-double threadCpuNs() {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
-}
 
 struct PassTime {
     double wallNs = -1;  // per op
@@ -35,7 +30,7 @@ PassTime runPass(CachingAllocator& allocator, const std::vector<bench::BenchOp>&
     std::vector<std::uint64_t> live;
     live.reserve(bench::kBenchMaxLive + 1);
     const auto start = std::chrono::steady_clock::now();
-    const double cpuStart = threadCpuNs();
+    const double cpuStart = bench::threadCpuNs();
     for (const bench::BenchOp& op : ops) {
         if (op.alloc) {
             const std::optional<std::uint64_t> address = allocator.malloc(op.size, 0);
@@ -49,7 +44,7 @@ PassTime runPass(CachingAllocator& allocator, const std::vector<bench::BenchOp>&
     }
     const std::size_t tail = live.size();
     for (std::uint64_t address : live) allocator.free(address);
-    const double cpuEnd = threadCpuNs();
+    const double cpuEnd = bench::threadCpuNs();
     const auto end = std::chrono::steady_clock::now();
     const auto count = static_cast<double>(ops.size() + tail);
     return {std::chrono::duration<double, std::nano>(end - start).count() / count, (cpuEnd - cpuStart) / count};
@@ -58,10 +53,7 @@ PassTime runPass(CachingAllocator& allocator, const std::vector<bench::BenchOp>&
 }  // namespace
 
 int main(int argc, char** argv) {
-    bool smoke = false;
-    for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--smoke") == 0) smoke = true;
-    }
+    const bool smoke = bench::smokeRequested(argc, argv);
     const std::size_t count = smoke ? 2000 : 1000000;
     const int passes = smoke ? 1 : 5;
     const std::vector<bench::BenchOp> ops = bench::makeBenchSequence(count);

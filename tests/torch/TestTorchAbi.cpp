@@ -4,6 +4,7 @@
 // its own environment; the parent checks what the child printed and the session it left.
 #include <QtTest>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -75,7 +76,7 @@ std::uint64_t waitForCommittedEvents(const std::string& path) {
 
 int scenario(const std::string& name) {
     const testing::TorchApi api = testing::TorchApi::load(ALLOCSCOPE_TORCH_LIB);
-    if (name == "ops" || name == "record" || name == "killed") {
+    if (name == "ops" || name == "record" || name == "killed" || name == "fork") {
         if (api.useSimulatedDevice(kTotal) != 0) return std::fprintf(stderr, "%s\n", api.lastError()), 2;
     }
     AbiTarget target{api};
@@ -99,6 +100,15 @@ int scenario(const std::string& name) {
         waitForCommittedEvents(api.sessionPath());
         std::fflush(stdout);
         _exit(0);  // as a killed process: no atexit handler, no finish
+    } else if (name == "fork") {
+        testing::playAbiOps(target, kOpsCompared);
+        std::fflush(stdout);
+        const pid_t child = fork();
+        if (child == 0) std::exit(0);  // runs the atexit handler in a process without the writer thread
+        int status = 0;
+        waitpid(child, &status, 0);
+        if (api.finish() != 0) return std::fprintf(stderr, "%s\n", api.lastError()), 2;
+        std::printf("child %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     } else if (name == "refused" || name == "foreign") {
         void* p = api.malloc(4096, 0, nullptr);
         std::printf("%s\n%s\n%s\n", p ? "allocated" : "null", api.lastError(), api.sessionPath());
@@ -221,6 +231,20 @@ private slots:
         QVERIFY(run.eventCount > 0);
     }
 
+    void aForkedChildLeavesTheRecordingToItsParent() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("fork.allocscope").toStdString();
+        const ChildResult r = runScenario("fork", {"ALLOCSCOPE_SESSION=" + QString::fromStdString(path)});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(r.out.trimmed(), QString("child 0"));
+        DirectTarget direct("");
+        testing::playAbiOps(direct, kOpsCompared);
+        storage::SessionReader reader(path);
+        const storage::RunRow run = reader.runs().at(0);
+        QCOMPARE(run.status, storage::RunStatus::Complete);
+        QCOMPARE(run.eventCount, direct.sink.total());
+    }
+
     void aSessionPathThatIsNoSessionIsRefusedAndLeftAsItWas() {
         QTemporaryDir dir;
         const std::string bytes = "not a session, just notes\n" + std::string(5000, 'x');
@@ -234,6 +258,54 @@ private slots:
         QVERIFY2(r.err.contains(QString::fromStdString(path)) && r.err.contains("not recorded"), qPrintable(r.err));
         QCOMPARE(testfiles::readBytes(path), bytes);
         for (const char* side : {"-wal", "-shm", "-journal"}) QVERIFY(!std::filesystem::exists(path + side));
+    }
+
+    void pythonFramesBecomeTheAllocationsStack() {
+        const QString python = QStandardPaths::findExecutable("python3");
+        if (python.isEmpty()) QSKIP("no python3 on this machine");
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("frames.allocscope").toStdString();
+        // ctypes releases the GIL around the call, as PyTorch's bindings do around an op.
+        const std::string script = testfiles::writeIn(dir, "probe.py",
+            "import ctypes, sys\n"
+            "lib = ctypes.CDLL(sys.argv[1])\n"
+            "lib.allocscope_malloc.restype = ctypes.c_void_p\n"
+            "lib.allocscope_malloc.argtypes = [ctypes.c_size_t, ctypes.c_int, ctypes.c_void_p]\n"
+            "def inner():\n"
+            "    return lib.allocscope_malloc(4096, 0, None)\n"
+            "def outer():\n"
+            "    return inner()\n"
+            "print('allocated' if outer() else 'null')\n");
+        QProcess child;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("ALLOCSCOPE_PYTHON_FRAMES", "1");
+        env.insert("ALLOCSCOPE_SESSION", QString::fromStdString(path));
+        env.insert("ALLOCSCOPE_DEVICE", "simulated:1073741824");
+#ifdef ALLOCSCOPE_TORCH_PRELOAD
+        // A sanitized library in an uninstrumented python: its runtime must be loaded first.
+        env.insert("LD_PRELOAD", ALLOCSCOPE_TORCH_PRELOAD);
+        env.insert("ASAN_OPTIONS", "detect_leaks=0");
+#endif
+        child.setProcessEnvironment(env);
+        child.start(python, {QString::fromStdString(script), ALLOCSCOPE_TORCH_LIB});
+        child.waitForFinished(-1);
+        QVERIFY2(child.exitCode() == 0, child.readAllStandardError().constData());
+        QCOMPARE(child.readAllStandardOutput().trimmed(), QByteArray("allocated"));
+        storage::SessionReader reader(path);
+        const storage::RunRow run = reader.runs().at(0);
+        QCOMPARE(run.status, storage::RunStatus::Complete);
+        const storage::EventPage page = reader.events(run.number, 0, 16);
+        std::uint32_t stackId = 0;
+        for (const alloc::Event& e : page.events) {
+            if (e.action == alloc::EventAction::Alloc) stackId = e.stackId;
+        }
+        const alloc::Stack stack = reader.stack(run.number, stackId);
+        QVERIFY(stack.size() >= 3);
+        QCOMPARE(stack[0].name, std::string("inner"));
+        QCOMPARE(stack[0].line, std::int64_t{6});
+        QCOMPARE(stack[0].filename, script);
+        QCOMPARE(stack[1].name, std::string("outer"));
+        QCOMPARE(stack[2].name, std::string("<module>"));
     }
 
     void anOomReturnsNullAndIsRecorded() {
