@@ -25,7 +25,8 @@ allocscope_package_check() (
     local lessons="$root/usr/share/allocscope/lessons"
     for f in "$cli" "$app" "$lessons" "$root/usr/share/applications/allocscope.desktop" \
         "$root/usr/share/mime/packages/allocscope.xml" "$root/usr/share/icons/hicolor/48x48/apps/allocscope.png" \
-        "$root/usr/share/doc/allocscope/copyright"; do
+        "$root/usr/share/doc/allocscope/copyright" "$root/usr/lib/allocscope/liballocscope_torch.so" \
+        "$root/usr/lib/python3/dist-packages/allocscope_torch/__init__.py"; do
         [ -e "$f" ] || fail "the package lacks ${f#"$root"}"
     done
     # A packaged binary must not even know where it was built: no source-tree fallback is compiled
@@ -54,6 +55,15 @@ allocscope_package_check() (
     "${env_run[@]}" "$cli" replay "$src/tests/data/traces/frag101__default.pickle" >/dev/null || fail "the replay failed"
     "${env_run[@]}" "$cli" demo --db "$work/demo.allocscope" >/dev/null || fail "allocscope-cli demo failed"
 
+    # The Python helper loads the packaged library (torch is not needed for that) and, installed,
+    # looks for it where the package puts it.
+    PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$root/usr/lib/python3/dist-packages" python3 -c '
+import sys
+from allocscope_torch import _library
+_library.load(sys.argv[1])
+assert "/usr/lib/allocscope/liballocscope_torch.so" in _library.candidates(), _library.candidates()
+' "$root/usr/lib/allocscope/liballocscope_torch.so" || fail "the packaged allocscope_torch cannot load its library"
+
     # The app, offscreen: its version, then the demo session shown and saved as a screenshot.
     "${env_run[@]}" "$app" --version || fail "allocscope --version failed"
     "${env_run[@]}" "$app" "$work/demo.allocscope" --screenshot "$work/shot.png" ||
@@ -69,5 +79,5 @@ allocscope_package_check() (
         XDG_DATA_DIRS="$root/usr/share" update-mime-database "$root/usr/share/mime" || fail "the MIME types do not compile"
         [ -f "$root/usr/share/mime/application/x-allocscope-session.xml" ] || fail "the session MIME type is not defined"
     fi
-    echo "package check: ok ($(basename "$deb"): CLI, lessons, replay and the offscreen app run from the unpacked root)"
+    echo "package check: ok ($(basename "$deb"): CLI, lessons, replay, the torch library and the offscreen app run from the unpacked root)"
 )
