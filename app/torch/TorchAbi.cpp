@@ -1,11 +1,19 @@
 // The C ABI of liballocscope_torch (allocscope_torch.h): each function turns its arguments into
 // the domain's, runs the TorchRuntime, and turns an exception into -1 / NULL plus this thread's
-// last error. Nothing may throw across the C boundary into PyTorch.
+// last error. One deliberate exception: with allocscope_set_oom_raises(1) (what the Python helper
+// sets) a malloc that cannot be served throws std::runtime_error with PyTorch's OOM text, because
+// PyTorch 2.11 does not check alloc_fn's result: a NULL became a tensor at address 0 on the H200,
+// and the program ran on into an illegal address. The exception unwinds through PyTorch's C++
+// (CUDAPluggableAllocator::malloc, a std::function) to its Python bindings, which raise it as a
+// RuntimeError. A C or ctypes caller keeps the NULL (off by default): a C++ exception cannot cross
+// their frames.
 #include "app/torch/allocscope_torch.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <stdexcept>
 #include <string>
 
 #include "app/torch/PythonFrames.h"
@@ -16,6 +24,7 @@ namespace {
 using allocscope::torchabi::TorchRuntime;
 
 thread_local std::string tLastError;
+std::atomic<bool> gOomRaises{false};
 
 void setError(const std::string& text) { tLastError = text; }
 
@@ -64,6 +73,7 @@ void* allocscope_malloc(size_t size, int device, void* stream) {
             setError(d.lastOomMessage());
         }
     });
+    if (!out && size > 0 && gOomRaises.load(std::memory_order_relaxed)) throw std::runtime_error(tLastError);
     return out;
 }
 
@@ -139,6 +149,10 @@ const char* allocscope_session_path(void) {
 
 int allocscope_use_simulated_device(unsigned long long total_memory) {
     return guarded([&] { TorchRuntime::instance().useSimulatedDevice(total_memory); });
+}
+
+int allocscope_set_oom_raises(int on) {
+    return gOomRaises.exchange(on != 0, std::memory_order_relaxed) ? 1 : 0;
 }
 
 int allocscope_set_python_frames(int on) {

@@ -37,7 +37,8 @@ extern "C" {
 #endif
 
 /* PyTorch's alloc_fn: `size` requested bytes (rounded here as c10 rounds). NULL on OOM or error,
- * with allocscope_last_error() saying why (PyTorch 2.11 does not check: the tensor gets address 0). */
+ * with allocscope_last_error() saying why (PyTorch 2.11 does not check: the tensor gets address 0),
+ * or, after allocscope_set_oom_raises(1), a std::runtime_error with that text. */
 ALLOCSCOPE_TORCH_API void* allocscope_malloc(size_t size, int device, void* stream);
 /* PyTorch's free_fn. A block used on other streams (allocscope_record_stream) stays pending
  * until those streams have passed the free (checked before each malloc, as c10's
@@ -72,6 +73,12 @@ ALLOCSCOPE_TORCH_API int allocscope_use_simulated_device(unsigned long long tota
 /* Python frames (off by default): when the allocating thread holds the GIL, the innermost
  * frames of its Python stack become the event's stack. Needs no libpython at link time. */
 ALLOCSCOPE_TORCH_API int allocscope_set_python_frames(int on);
+/* on != 0: a malloc that cannot be served (OOM or error) throws std::runtime_error carrying
+ * allocscope_last_error()'s text instead of returning NULL, so that PyTorch raises a RuntimeError
+ * ("CUDA out of memory. Tried to allocate ...") where it would otherwise build a tensor at address
+ * 0. Only for callers whose frames are C++ (PyTorch's pluggable allocator); the Python helper
+ * turns it on. Off by default: C and ctypes callers get NULL. Returns the previous setting (0/1). */
+ALLOCSCOPE_TORCH_API int allocscope_set_oom_raises(int on);
 
 #ifdef __cplusplus
 }

@@ -29,8 +29,8 @@ if ! cmake --build "$B" -j"$(nproc)" --target allocscope_torch >"$B.build.log" 2
     say "build FAILED"; grep -E "error" "$B.build.log" | head -20 | tee -a "$S"; exit 1
 fi
 LIB=$B/app/torch/liballocscope_torch.so
-say "== pluggable (recording)"
-ALLOCSCOPE_SESSION=$OUT/live.allocscope python3 "$ROOT/tests/gpu/torch_abi_check.py" "$LIB" pluggable "$OUT/pluggable.json" 2>&1 | tail -5 | tee -a "$S"
+say "== pluggable (recording, OOM raised as the Python helper asks)"
+ALLOCSCOPE_OOM_RAISES=1 ALLOCSCOPE_SESSION=$OUT/live.allocscope python3 "$ROOT/tests/gpu/torch_abi_check.py" "$LIB" pluggable "$OUT/pluggable.json" 2>&1 | tail -5 | tee -a "$S"
 say "== pluggable (recording, Python frames)"
 ALLOCSCOPE_PYTHON_FRAMES=1 ALLOCSCOPE_SESSION=$B/frames.allocscope python3 "$ROOT/tests/gpu/torch_abi_check.py" "$LIB" pluggable "$OUT/frames.json" 2>&1 | tail -5 | tee -a "$S"
 say "== pluggable (not recorded)"

@@ -8,6 +8,7 @@ memory_stats() (ours from allocscope_stats_json) and timings to OUT.json, and th
 """
 import ctypes
 import json
+import os
 import sys
 import time
 
@@ -25,6 +26,8 @@ if mode == "pluggable":
     lib.allocscope_stats_json.restype = ctypes.c_size_t
     lib.allocscope_last_error.restype = ctypes.c_char_p
     lib.allocscope_session_path.restype = ctypes.c_char_p
+    if os.environ.get("ALLOCSCOPE_OOM_RAISES") == "1":  # as the Python helper's enable() does
+        lib.allocscope_set_oom_raises(1)
 
 
 def our_stats():

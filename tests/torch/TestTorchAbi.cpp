@@ -129,6 +129,17 @@ int scenario(const std::string& name) {
         void* refused = api.malloc(700ULL << 20, 0, nullptr);
         std::printf("%s %s\n%s\n", kept ? "kept" : "null", refused ? "allocated" : "null", api.lastError());
         // Normal exit without allocscope_finish: the atexit handler ends the run.
+    } else if (name == "oomraises") {
+        // What PyTorch's pluggable allocator gets once the Python helper asked for exceptions.
+        const int before = api.setOomRaises(1);
+        void* kept = api.malloc(600ULL << 20, 0, nullptr);
+        std::string what = "no exception";
+        try {
+            api.malloc(700ULL << 20, 0, nullptr);
+        } catch (const std::runtime_error& e) {
+            what = e.what();
+        }
+        std::printf("%d %s\n%s\n", before, kept ? "kept" : "null", what.c_str());
     } else {
         return std::fprintf(stderr, "unknown scenario %s\n", name.c_str()), 2;
     }
@@ -317,6 +328,24 @@ private slots:
         QCOMPARE(stack[0].filename, script);
         QCOMPARE(stack[1].name, std::string("outer"));
         QCOMPARE(stack[2].name, std::string("<module>"));
+    }
+
+    // PyTorch 2.11 does not check alloc_fn's result: a NULL became a tensor at address 0. With
+    // allocscope_set_oom_raises(1) the OOM is a std::runtime_error carrying PyTorch's message
+    // (PyTorch's bindings raise it as a RuntimeError), and the oom event is still recorded.
+    void anOomRaisesWhenAsked() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("oomraises.allocscope").toStdString();
+        const ChildResult r = runScenario("oomraises", {"ALLOCSCOPE_SESSION=" + QString::fromStdString(path),
+                                                        "ALLOCSCOPE_DEVICE=simulated:1073741824"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QStringList lines = r.out.split('\n');
+        QCOMPARE(lines.value(0), QString("0 kept"));  // off by default
+        QVERIFY2(lines.value(1).startsWith("CUDA out of memory. Tried to allocate 700.00 MiB"), qPrintable(lines.value(1)));
+        storage::SessionReader reader(path);
+        const storage::RunRow run = reader.runs().at(0);
+        QVERIFY(run.summary.has_value());
+        QCOMPARE(run.summary->numOoms, std::int64_t{1});
     }
 
     void anOomReturnsNullAndIsRecorded() {

@@ -166,6 +166,7 @@ raw = json.loads(_library.read_text(lib.allocscope_stats_json, 0))
 out = {"same": stats == raw, "keys": len(stats), "sorted": list(stats) == sorted(raw),
        "routed": dict(torch.cuda.memory_stats()) == dict(stats), "allocated": torch.cuda.memory.memory_allocated()}
 torch.cuda.set_per_process_memory_fraction(0.5)
+out["raised_by_enable"] = lib.allocscope_set_oom_raises(0)  # a ctypes caller wants the NULL back
 out["over_half"] = lib.allocscope_malloc(45 << 30, 0, None)
 out["ooms"] = stat("num_ooms")
 try:
@@ -190,6 +191,7 @@ print(json.dumps(out))
         QVERIFY(j.value(QStringLiteral("sorted")).toBool());
         QVERIFY(j.value(QStringLiteral("routed")).toBool());
         QCOMPARE(j.value(QStringLiteral("allocated")).toInt(), 3 << 20);
+        QCOMPARE(j.value(QStringLiteral("raised_by_enable")).toInt(), 1);  // PyTorch gets an exception, not NULL
         QVERIFY(j.value(QStringLiteral("over_half")).isNull());  // 45 GiB > half of 80 GiB: refused
         QCOMPARE(j.value(QStringLiteral("ooms")).toInt(), 1);
         QVERIFY(j.value(QStringLiteral("bad_fraction")).toString().contains(QStringLiteral("Allowed range: 0~1")));

@@ -25,6 +25,7 @@ struct TorchApi {
     const char* (*sessionPath)() = nullptr;
     int (*useSimulatedDevice)(unsigned long long) = nullptr;
     int (*setPythonFrames)(int) = nullptr;
+    int (*setOomRaises)(int) = nullptr;
 
     // Kept loaded to the end of the process (its atexit handler ends the recording).
     static TorchApi load(const std::string& path) {
@@ -46,6 +47,7 @@ struct TorchApi {
         bind(lib, api.sessionPath, "allocscope_session_path");
         bind(lib, api.useSimulatedDevice, "allocscope_use_simulated_device");
         bind(lib, api.setPythonFrames, "allocscope_set_python_frames");
+        bind(lib, api.setOomRaises, "allocscope_set_oom_raises");
         return api;
     }
 

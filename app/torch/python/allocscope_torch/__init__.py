@@ -166,6 +166,9 @@ def enable(session=None, config="", python_frames=False, library=None):
     if python_frames:
         os.environ["ALLOCSCOPE_PYTHON_FRAMES"] = "1"
     lib = _library.load(path)
+    # PyTorch 2.11 takes a NULL from alloc_fn for a tensor at address 0: the library throws
+    # instead, and PyTorch raises it as a RuntimeError with the OOM message (allocscope_torch.h).
+    lib.allocscope_set_oom_raises(1)
     allocator = torch.cuda.memory.CUDAPluggableAllocator(path, "allocscope_malloc", "allocscope_free")
     try:
         torch.cuda.memory.change_current_allocator(allocator)

@@ -29,6 +29,7 @@ _SIGNATURES = [
     ("allocscope_session_path", ctypes.c_char_p, []),
     ("allocscope_use_simulated_device", ctypes.c_int, [ctypes.c_ulonglong]),
     ("allocscope_set_python_frames", ctypes.c_int, [ctypes.c_int]),
+    ("allocscope_set_oom_raises", ctypes.c_int, [ctypes.c_int]),
 ]
 
 
