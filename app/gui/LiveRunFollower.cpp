@@ -29,6 +29,12 @@ LiveRunFollower::LiveRunFollower(Parts parts, QObject* parent) : QObject(parent)
     connect(parts_.watcher, &SessionWatcher::changed, this, &LiveRunFollower::check);
     // After the window's own slot: the scrubber already stands where the overview put it.
     connect(parts_.service, &RunStateService::overviewReady, this, &LiveRunFollower::onOverview);
+    connect(parts_.service, &RunStateService::markersReady, this, [this](int run) {
+        if (run != run_) return;
+        awaitingMarkers_ = false;
+        if (pending_) check();
+    });
+    connect(parts_.service, &RunStateService::failed, this, [this] { awaitingMarkers_ = false; });
     connect(parts_.scrubber, &views::EventScrubber::eventChanged, this, [this] { userMoved_ = true; });
     connect(parts_.scrubber, &views::EventScrubber::dragFinished, this, [this] {
         if (pending_) check();
@@ -45,8 +51,8 @@ LiveRunFollower::~LiveRunFollower() { delete probe_; }
 void LiveRunFollower::check() {
     // A run the file says has ended does not change any more: not even probed.
     if (run_ <= 0 || !recording_ || run_ != parts_.service->run()) return;
-    if (probe_ != nullptr || parts_.service->isLoadingOverview() || parts_.scrubber->isDragging()) {
-        pending_ = true;  // looked at once the probe or the re-query is done, or the drag ends
+    if (probe_ != nullptr || parts_.service->isLoadingOverview() || awaitingMarkers_ || parts_.scrubber->isDragging()) {
+        pending_ = true;  // looked at once the probe, the re-query or its markers are done, or the drag ends
         return;
     }
     pending_ = false;
@@ -69,6 +75,7 @@ void LiveRunFollower::onOverview(const RunOverview& overview) {
     if (!sameRun) {
         grew_ = false;
         userMoved_ = false;
+        endedAs_.clear();
     } else if (overview.eventCount > events_) {
         grew_ = true;
     }
@@ -77,14 +84,12 @@ void LiveRunFollower::onOverview(const RunOverview& overview) {
     events_ = overview.eventCount;
     recording_ = overview.recording;
     refreshing_ = false;
-    updateLabel();
+    awaitingMarkers_ = overview.eventCount > 0;  // RunStateService scans for them next
     if (ours && ended) {
-        parts_.statusBar->showMessage(overview.complete
-                                          ? tr("Run %1 finished recording: %2 events").arg(run_).arg(views::Formatting::count(events_))
-                                          : tr("Run %1 stopped recording without finishing (interrupted): %2 events")
-                                                .arg(run_)
-                                                .arg(views::Formatting::count(events_)));
+        endedAs_ = overview.complete ? tr("finished recording") : tr("stopped recording without finishing (interrupted)");
+        parts_.statusBar->showMessage(tr("Run %1 %2: %3 events").arg(run_).arg(endedAs_, views::Formatting::count(events_)));
     }
+    updateLabel();
     if (pending_) check();
 }
 
@@ -149,11 +154,16 @@ void LiveRunFollower::updateLabel() {
     if (isLive() && row >= 0 && parts_.runs->runs()[static_cast<std::size_t>(row)].status == QLatin1String("interrupted")) {
         parts_.runs->setRunStatus(run_, QStringLiteral("recording"));
     }
-    const bool show = run_ > 0 && recording_;
+    // Shown for a run the file calls unended, and, once such a run ended while shown, what it
+    // ended as (a message in the status bar alone is gone with the next hover).
+    const bool show = run_ > 0 && (recording_ || !endedAs_.isEmpty());
     label_->setVisible(show);
     if (!show) return;
     const QString count = views::Formatting::count(events_);
-    if (grew_) {
+    if (!recording_) {
+        label_->setText(tr("run %1 %2 — %3 events").arg(run_).arg(endedAs_, count));
+        label_->setToolTip(tr("The recording ended while shown: the views show its final state."));
+    } else if (grew_) {
         label_->setText(tr("<span style=\"color:#d33\">●</span> run %1 recording — %2 events so far").arg(run_).arg(count));
         label_->setToolTip(tr("Another process is recording this run: the views follow it as it grows "
                               "(at the last event, they move with it; at an earlier event, they stay there)."));

@@ -10,8 +10,10 @@
 // summary through RunStateService, the Allocations tab through AllocationsController::refresh.
 //
 // Throttled: one probe or re-query at a time, at most one per watcher poll (a change that
-// arrives meanwhile is remembered and looked at once the re-query is on screen); a run that
-// did not change is not re-queried, and a run the file says has ended is not even probed.
+// arrives meanwhile is remembered and looked at once the re-query is on screen and its timeline
+// markers are found: a re-query cancels the marker scan, which on a long run would otherwise
+// never finish); a run that did not change is not re-queried, and a run the file says has
+// ended is not even probed.
 //
 // The user's place is kept: a user at the live edge (the last event, or wherever the run opened
 // as long as they have not moved the scrubber since) follows the newest event; one who picked an earlier event stays
@@ -22,7 +24,7 @@
 // reads the file's "not ended" as interrupted, says "recording" for it too), "unfinished — N
 // events" for a run the file still calls recording that has not grown while shown (a recorder
 // elsewhere that is slow, or one that died); once the run ends a last re-query shows the final
-// state and the run list its summary.
+// state, the run list its summary, and the status bar "run N finished recording — M events".
 #include <QObject>
 #include <QString>
 
@@ -96,11 +98,13 @@ private:
     BackgroundJob* probe_ = nullptr;
     QString path_;
     int run_ = -1;
+    QString endedAs_;          // "finished recording" once the run ended while shown
     qint64 events_ = 0;        // in the overview on screen
     bool recording_ = false;   // the overview on screen: the file says the run has not ended
     bool grew_ = false;        // the shown run grew since it was selected
     bool pending_ = false;     // a change arrived while a probe or a re-query was running
     bool refreshing_ = false;  // the overview being loaded is a re-query of ours
+    bool awaitingMarkers_ = false;  // the overview on screen still waits for its markers
     bool userMoved_ = false;   // the scrubber moved since the run was selected (re-queries move it silently)
     std::optional<std::pair<double, double>> allocationsWindow_;  // a zoomed window to restore
     int probes_ = 0;

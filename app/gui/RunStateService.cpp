@@ -202,6 +202,7 @@ void RunStateService::startMarkerScan(const QString& path, int run, qint64 event
             });
         },
         this);
+    connect(markerJob_, &BackgroundJob::failed, this, &RunStateService::failed);
     markerJob_->start();
 }
 

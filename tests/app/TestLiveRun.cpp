@@ -59,9 +59,18 @@ public:
     // an alloc), committed.
     void allocate(int count, std::uint64_t size) {
         for (int i = 0; i < count; ++i) {
-            allocator_->malloc(size, 0);
+            live_.push_back(*allocator_->malloc(size, 0));
             recorder_->syncStats(allocator_->stats());
         }
+        writer_.flush();
+    }
+    // Frees the first live allocation and empties the cache (op `op`): an empty_cache marker.
+    void releaseOne(std::uint64_t op) {
+        allocator_->setOpIndex(op);
+        allocator_->free(live_.front());
+        live_.erase(live_.begin());
+        allocator_->emptyCache();
+        recorder_->syncStats(allocator_->stats());
         writer_.flush();
     }
     qint64 committed() const { return static_cast<qint64>(recorder_->eventCount()); }
@@ -73,6 +82,7 @@ private:
     alloc::SimulatedDevice device_;
     std::unique_ptr<storage::SessionRecorder> recorder_;
     std::unique_ptr<alloc::CachingAllocator> allocator_;
+    std::vector<std::uint64_t> live_;
 };
 
 qint64 peakAllocated(const views::TimelineData& data) {
@@ -167,14 +177,15 @@ private slots:
         recording.finish();
         recording.writer().flush();
         QVERIFY(window.sessionWatcher()->poll());
-        QTRY_VERIFY_WITH_TIMEOUT(!live->label()->isVisible() && !window.stateService()->isLoadingOverview(), kTimeout);
+        QTRY_VERIFY_WITH_TIMEOUT(!live->label()->text().contains(QStringLiteral("so far")) && !window.stateService()->isLoadingOverview(), kTimeout);
         QTRY_COMPARE_WITH_TIMEOUT(window.runList()->model()->runs().front().status, QStringLiteral("complete"), kTimeout);
         QCOMPARE(window.runList()->model()->runs().front().peakReserved, qint64(860 * kMiB));
         QCOMPARE(window.runList()->selectedRun(), 1);
         QTRY_COMPARE_WITH_TIMEOUT(window.currentFrame().shown, after - 1, kTimeout);
         QVERIFY(!live->isLive());
         QCOMPARE(live->refreshCount(), 2);
-        QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("finished recording")));
+        QVERIFY(live->label()->isVisible());
+        QCOMPARE(live->label()->text(), QStringLiteral("run 1 finished recording — %1 events").arg(views::Formatting::count(after)));
 
         // An ended run is not looked at again.
         const int probes = live->probeCount();
@@ -241,6 +252,34 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(window.scrubber()->eventCount() == latest && window.currentFrame().shown == latest - 1 &&
                                      !window.currentFrame().approximate,
                                  kTimeout);
+        recording.finish();
+    }
+
+    // The timeline's markers of the part already shown stay; the scan after a re-query reads
+    // only the new events (the first release is not found twice).
+    void markersGrowWithTheRun() {
+        const QString path = dir_.filePath("markers.allocscope");
+        Recording recording(path);
+        recording.allocate(3, 20 * kMiB);
+        recording.releaseOne(1);
+        const qint64 firstRelease = recording.committed() - 1;
+
+        MainWindow window;
+        openOnRun(window, path);
+        QTRY_COMPARE_WITH_TIMEOUT(window.timeline()->data().markers.size(), std::size_t{1}, kTimeout);
+        QCOMPARE(window.timeline()->data().markers.front().kind, views::MarkerKind::EmptyCache);
+
+        recording.allocate(2, 50 * kMiB);
+        recording.releaseOne(2);
+        const qint64 after = recording.committed();
+        QVERIFY(window.sessionWatcher()->poll());
+        QTRY_VERIFY_WITH_TIMEOUT(window.scrubber()->eventCount() == after && window.timeline()->data().markers.size() >= 2, kTimeout);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.stateService()->isScanningMarkers(), kTimeout);
+        const std::vector<views::TimelineMarker>& markers = window.timeline()->data().markers;
+        QCOMPARE(markers.size(), std::size_t{2});
+        QCOMPARE(markers[0].event, firstRelease);
+        QCOMPARE(markers[1].event, after - 1);
+        QCOMPARE(markers[1].kind, views::MarkerKind::EmptyCache);
         recording.finish();
     }
 };
