@@ -77,13 +77,16 @@ views::AllocationsData AllocationsController::toViewData(const storage::Allocati
     return data;
 }
 
-void AllocationsController::load(const QString& sessionPath, int run) {
+void AllocationsController::load(const QString& sessionPath, int run) { start(sessionPath, run, true); }
+void AllocationsController::refresh(const QString& sessionPath, int run) { start(sessionPath, run, false); }
+
+void AllocationsController::start(const QString& sessionPath, int run, bool announce) {
     cancel();
     auto flag = std::make_shared<std::atomic<bool>>(false);
     cancel_ = flag;
     const quint64 generation = generation_;
     loading_ = true;
-    emit started(run);
+    if (announce) emit started(run);
     QPointer<AllocationsController> self(this);
     const std::string path = sessionPath.toStdString();
     QThread* thread = QThread::create([self, flag, generation, path, run] {

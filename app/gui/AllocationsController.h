@@ -27,6 +27,9 @@ public:
     ~AllocationsController() override;
 
     void load(const QString& sessionPath, int run);
+    // The same for a run shown already, that grew (LiveRunFollower): no started(), so the view
+    // keeps the allocations it draws until the new ones replace them.
+    void refresh(const QString& sessionPath, int run);
     void cancel();
     bool isLoading() const { return loading_; }
 
@@ -39,6 +42,8 @@ signals:
     void failed(int run, const QString& message);
 
 private:
+    void start(const QString& sessionPath, int run, bool announce);
+
     std::shared_ptr<std::atomic<bool>> cancel_;
     QList<QThread*> threads_;
     quint64 generation_ = 0;

@@ -39,6 +39,7 @@
 #include "app/gui/ExportActions.h"
 #include "app/gui/JobTracker.h"
 #include "app/gui/LessonDock.h"
+#include "app/gui/LiveRunFollower.h"
 #include "app/gui/ReadOnlySessionPrompt.h"
 #include "app/gui/RecentFiles.h"
 #include "app/gui/SessionDocument.h"
@@ -119,6 +120,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), service_(new RunS
         if (hasSelectedBlock_ && block.address == selectedBlock_) inspector_->setData(block);
     });
     connect(service_, &RunStateService::opStepResolved, scrubber_, &views::EventScrubber::setCurrentEvent);
+    // A run another process still records: its views follow it (after onOverview's connection).
+    live_ = new LiveRunFollower({watcher_, service_, allocationsLoader_, allocations_, scrubber_, runList_->model(), statusBar(), [this] { return currentFile(); },
+                                 [this](qint64 event) { goToEvent(event); }}, this);
+    connect(this, &MainWindow::runsChanged, live_, &LiveRunFollower::syncShownRun);
     connect(service_, &RunStateService::failed, this, [this](const QString& message) {
         statusBar()->showMessage(tr("Could not read the session: %1").arg(message));
     });

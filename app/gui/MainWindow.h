@@ -48,6 +48,7 @@ class ExperimentPanel;
 class ExportActions;
 class JobTracker;
 class LessonDock;
+class LiveRunFollower;
 class OomAnswerController;
 class RanksController;
 class RecentFiles;
@@ -126,6 +127,7 @@ public:
     // fresh reader at the same event (automatic: only when its reader took no locks).
     void reload(bool reopenShownRun = true);
     SessionWatcher* sessionWatcher() const { return watcher_; }
+    LiveRunFollower* liveFollower() const { return live_; }  // the shown run follows another process's recording
 
 signals:
     void runsChanged();       // the run list was reloaded
@@ -162,6 +164,7 @@ private:
     std::unique_ptr<SessionDocument> doc_;
     RunStateService* service_ = nullptr;
     SessionWatcher* watcher_ = nullptr;
+    LiveRunFollower* live_ = nullptr;
     JobTracker* jobs_ = nullptr;  // the background jobs and the status bar's progress and Cancel
 
     views::RunListWidget* runList_ = nullptr;

@@ -12,6 +12,7 @@
 #include "app/gui/BackgroundJob.h"
 #include "app/gui/ViewDataAdapters.h"
 #include "storage/session/HeatmapQuery.h"
+#include "storage/session/RunProgress.h"
 #include "storage/session/SessionError.h"
 #include "storage/session/SessionReader.h"
 #include "storage/session/StateCursor.h"
@@ -81,6 +82,7 @@ bool RunStateService::isScanningMarkers() const { return markerJob_ != nullptr &
 void RunStateService::close() {
     ++generation_;
     run_ = -1;
+    markersRun_ = -1;
     overviewPending_ = false;
     delete markerJob_;
     markerJob_ = nullptr;
@@ -95,9 +97,15 @@ void RunStateService::openRun(const QString& path, int run) {
     readsWithoutLocks_ = !QFileInfo::exists(path + QStringLiteral("-wal"));
     delete markerJob_;
     markerJob_ = nullptr;
+    if (run != markersRun_ || path != markersPath_) {
+        markersPath_ = path;
+        markersRun_ = run;
+        markersUpTo_ = 0;
+        markers_.clear();
+    }
     std::shared_ptr<Worker> worker = worker_;
     QPointer<RunStateService> self(this);
-    post([self, worker, path, run, generation] {
+    post([self, worker, path, run, generation, markers = markers_] {
         RunOverview overview;
         overview.run = run;
         try {
@@ -107,24 +115,32 @@ void RunStateService::openRun(const QString& path, int run) {
             worker->generation = generation;
             worker->reader = std::make_unique<storage::SessionReader>(path.toStdString(), false);
             const storage::RunRow row = worker->reader->run(run);
-            worker->eventCount = row.eventCount;
+            // The count and the status of one committed state: a run another process records
+            // may have grown since the row was read, and the overview must not pair an ended
+            // status with the events before its last batch (LiveRunFollower would stop there).
+            const storage::RunProgress progress = storage::RunProgress::read(*worker->reader, run);
+            const std::uint64_t events = progress.events;
+            overview.recording = !progress.ended;
+            overview.complete = progress.complete;
+            worker->eventCount = events;
             if (row.historyStart) {
                 alloc::HistoryTruncation truncation;
                 truncation.noHistory = row.historyStart->noHistory;
                 worker->windowNote = QString::fromStdString(alloc::WindowFigures(0, truncation).legend());
             }
-            overview.eventCount = static_cast<qint64>(row.eventCount);
-            if (row.eventCount > 0) {
+            overview.eventCount = static_cast<qint64>(events);
+            if (events > 0) {
                 worker->cursor = std::make_unique<storage::StateCursor>(*worker->reader, run);
                 // A history that starts mid-run: the timeline starts where it does, not with the
                 // events that rebuilt the state it started in.
-                const std::uint64_t first = row.historyStart ? std::min(row.historyStart->firstSeq, row.eventCount - 1) : 0;
-                const storage::Timeline timeline = storage::TimelineQuery::build(*worker->reader, run, first, row.eventCount - 1, kTimelineBuckets);
+                const std::uint64_t first = row.historyStart ? std::min(row.historyStart->firstSeq, events - 1) : 0;
+                const storage::Timeline timeline = storage::TimelineQuery::build(*worker->reader, run, first, events - 1, kTimelineBuckets);
                 overview.timeline = toTimelineData(timeline);
+                overview.timeline.markers = markers;  // until the scan has read the new events
                 // Long runs are resampled from the grid stored while recording; short ones (whose
                 // stored grid has few columns) are replayed exactly.
-                const storage::HeatmapGrid grid = storage::HeatmapQuery::build(*worker->reader, run, 0, row.eventCount - 1, kHeatmapColumns, kHeatmapRows);
-                overview.heatmap = toHeatmapData(grid, row.eventCount);
+                const storage::HeatmapGrid grid = storage::HeatmapQuery::build(*worker->reader, run, 0, events - 1, kHeatmapColumns, kHeatmapRows);
+                overview.heatmap = toHeatmapData(grid, events);
             }
             worker->phases = worker->reader->phases(run);
             for (const storage::PhaseSpan& p : worker->phases) {
@@ -153,23 +169,40 @@ void RunStateService::openRun(const QString& path, int run) {
 void RunStateService::startMarkerScan(const QString& path, int run, qint64 eventCount, int generation) {
     delete markerJob_;
     QPointer<RunStateService> self(this);
+    const qint64 from = run == markersRun_ && path == markersPath_ ? std::min(markersUpTo_, eventCount) : 0;
     markerJob_ = new BackgroundJob(
         tr("Finding OOMs and releases"),
-        [self, path, run, eventCount, generation](BackgroundJob& job) {
+        [self, path, run, eventCount, generation, from, found = from > 0 ? markers_ : std::vector<views::TimelineMarker>{}](BackgroundJob& job) {
             storage::SessionReader reader(path.toStdString(), false);
-            std::vector<views::TimelineMarker> markers;
-            reader.forEachChunk(run, 0, static_cast<std::uint64_t>(eventCount - 1),
-                                [&](std::uint64_t first, const std::vector<alloc::Event>& events) {
-                                    appendTimelineMarkers(events, markers);
-                                    job.reportProgress(first, static_cast<quint64>(eventCount));
-                                    return !job.isCancelled();
-                                });
+            std::vector<views::TimelineMarker> markers = found;
+            if (from < eventCount) {
+                std::vector<alloc::Event> after;  // the part of the first chunk not scanned before
+                reader.forEachChunk(run, static_cast<std::uint64_t>(from), static_cast<std::uint64_t>(eventCount - 1),
+                                    [&](std::uint64_t first, const std::vector<alloc::Event>& events) {
+                                        if (first < static_cast<std::uint64_t>(from)) {
+                                            after.assign(events.begin() + static_cast<std::ptrdiff_t>(std::min<std::uint64_t>(
+                                                                              static_cast<std::uint64_t>(from) - first, events.size())),
+                                                         events.end());
+                                            appendTimelineMarkers(after, markers);
+                                        } else {
+                                            appendTimelineMarkers(events, markers);
+                                        }
+                                        job.reportProgress(first, static_cast<quint64>(eventCount));
+                                        return !job.isCancelled();
+                                    });
+            }
             if (job.isCancelled()) return;
-            job.deliver([self, run, generation, markers = std::move(markers)] {
-                if (self && generation == self->generation_) emit self->markersReady(run, markers);
+            job.deliver([self, path, run, eventCount, generation, markers = std::move(markers)] {
+                if (!self || generation != self->generation_) return;
+                if (run == self->markersRun_ && path == self->markersPath_) {
+                    self->markers_ = markers;
+                    self->markersUpTo_ = eventCount;
+                }
+                emit self->markersReady(run, markers);
             });
         },
         this);
+    connect(markerJob_, &BackgroundJob::failed, this, &RunStateService::failed);
     markerJob_->start();
 }
 

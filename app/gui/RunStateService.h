@@ -8,7 +8,9 @@
 // replaced, so a fast drag never queues work; an `approximate` request shows the state at the
 // nearest keyframe at or before the event (one keyframe decode), the exact one the precise
 // state. Timeline markers (OOMs, retries, GC, empty_cache) need every event read: a separate
-// background scan delivers them after the overview.
+// background scan delivers them after the overview. The same run opened again (a run another
+// process records, grown: LiveRunFollower) keeps the markers found so far in its new overview,
+// and the scan reads only the events after them.
 #include <QObject>
 #include <QString>
 
@@ -32,6 +34,10 @@ class BackgroundJob;
 struct RunOverview {
     int run = 0;
     qint64 eventCount = 0;
+    // The file says the run's recorder has not ended it: another process records it now, or
+    // stopped without finishing (storage::RunProgress). LiveRunFollower follows such a run.
+    bool recording = false;
+    bool complete = false;  // finish() committed: the run's summary is stored
     views::TimelineData timeline;
     views::HeatmapData heatmap;
     std::vector<qint64> phaseStarts;
@@ -89,6 +95,12 @@ private:
     std::shared_ptr<Worker> worker_;  // touched only on thread_
     std::shared_ptr<std::atomic<quint64>> stateToken_;
     BackgroundJob* markerJob_ = nullptr;
+    // The markers of the run last scanned, over its first markersUpTo_ events: events are only
+    // ever appended to a run, so these stay right when the run grows.
+    QString markersPath_;
+    int markersRun_ = -1;
+    qint64 markersUpTo_ = 0;
+    std::vector<views::TimelineMarker> markers_;
     int run_ = -1;
     int generation_ = 0;
     bool overviewPending_ = false;

@@ -25,6 +25,16 @@ void RunListModel::setRuns(RunListData runs) {
     endResetModel();
 }
 
+bool RunListModel::setRunStatus(int number, const QString& status) {
+    const int row = rowOfRun(number);
+    if (row < 0) return false;
+    RunListRow& run = runs_[static_cast<std::size_t>(row)];
+    if (run.status == status) return true;
+    run.status = status;
+    emit dataChanged(index(row, 0), index(row, NUM_COLUMNS - 1));
+    return true;
+}
+
 int RunListModel::rowOfRun(int number) const {
     for (std::size_t i = 0; i < runs_.size(); ++i) {
         if (runs_[i].number == number) return static_cast<int>(i);

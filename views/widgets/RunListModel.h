@@ -19,6 +19,10 @@ public:
     void setRuns(RunListData runs);
     const RunListData& runs() const { return runs_; }
     int rowOfRun(int number) const;  // -1 when absent
+    // One row's status as the window knows it beyond the file (a run another process records
+    // right now, which the file cannot tell from one whose recorder died); the next setRuns()
+    // replaces it. false when the run is not listed.
+    bool setRunStatus(int number, const QString& status);
 
     int rowCount(const QModelIndex& parent = QModelIndex()) const override;
     int columnCount(const QModelIndex& parent = QModelIndex()) const override;
