@@ -48,6 +48,25 @@ void deviceFor(MemoryLimit& m, std::uint64_t limit) {
     }
 }
 
+// garbage_collect_cached_blocks runs once total_allocated_memory, a whole number of granules,
+// exceeds (size_t)(threshold * allowed_memory_maximum): it decides by how many granules that
+// product holds, which changes at most once inside a granule of limits (threshold < 1). The
+// limit in (start, start + granule) where it changes, if any.
+std::optional<std::uint64_t> gcStepInside(double threshold, std::uint64_t start) {
+    auto granules = [threshold](std::uint64_t limit) {
+        return static_cast<std::uint64_t>(threshold * static_cast<double>(limit)) / kG;
+    };
+    const std::uint64_t last = start + kG - 1;
+    if (granules(start) == granules(last)) return std::nullopt;
+    std::uint64_t lo = start + 1;  // the smallest limit that reaches granules(last)
+    std::uint64_t hi = last;
+    while (lo < hi) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        if (granules(mid) == granules(last)) hi = mid; else lo = mid + 1;
+    }
+    return lo;
+}
+
 }  // namespace
 
 std::uint64_t LimitInference::allocationSize(std::uint64_t rounded) {
@@ -155,6 +174,12 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
         if (!probe.poolAssignments) probe.poolAssignments = r.poolAssignments;
         const auto first = std::find_if(r.recordedOoms.begin(), r.recordedOoms.end(),
                                         [&](const RecordedOomOutcome& o) { return o.entryIndex == oom->entry; });
+        // The recording released memory where the replay kept it, before the OOM: the recording
+        // ran under a smaller limit (its garbage collection or oversize release ran first).
+        if (strict && r.divergence && r.divergence->pressure == MemoryPressure::Lower &&
+            (first == r.recordedOoms.end() || r.divergence->opIndex <= first->opIndex)) {
+            return Fit::TooLarge;
+        }
         if (first == r.recordedOoms.end()) return Fit::TooSmall;  // stopped (or diverged) before it
         std::uint64_t problem = std::numeric_limits<std::uint64_t>::max();
         if (r.divergence && strict) problem = r.divergence->opIndex;
@@ -190,8 +215,11 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
         m.pick = "no limit makes the OOM vanish";
         return m;
     }
-    // Smallest granule that is not too small, then smallest that is too large; nullopt when the
-    // granule found is not one that fits.
+    // garbage_collection_threshold's decision changes inside a granule (gcStepInside): under a
+    // fraction, the interval's ends are moved to where it does.
+    const double gcThreshold = m.cause == MemoryLimit::Cause::MemoryFraction ? base.config.garbageCollectionThreshold : 0.0;
+    // Smallest granule that is not too small, then smallest that is too large, as the first and
+    // last limit that fit; nullopt when the granule found is not one that fits.
     auto search = [&](bool strict) -> std::optional<std::pair<std::uint64_t, std::uint64_t>> {
         std::uint64_t lo = 0;
         std::uint64_t hi = upper;  // classify(hi) is not TooSmall (loosely; strictly perhaps not)
@@ -209,7 +237,17 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
         fitted.reset();
         otherDivergence.reset();
         if (lo <= lowK || classify(lowK * kG, strict) != Fit::Fits) return std::nullopt;
-        return std::make_pair(lowK, lo);
+        std::uint64_t low = lowK * kG;
+        std::uint64_t high = lo * kG - 1;  // every limit below the first too-large granule
+        if (gcThreshold > 0.0) {
+            if (lowK > 0) {
+                const std::optional<std::uint64_t> below = gcStepInside(gcThreshold, low - kG);
+                if (below && classify(*below, strict) == Fit::Fits) low = *below;
+            }
+            const std::optional<std::uint64_t> top = gcStepInside(gcThreshold, high + 1 - kG);
+            if (top && classify(*top, strict) != Fit::Fits) high = *top - 1;
+        }
+        return std::make_pair(low, high);
     };
     std::optional<std::pair<std::uint64_t, std::uint64_t>> found = search(true);
     const bool loose = !found;
@@ -219,7 +257,7 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
         m.pick = "no limit reproduces the recording up to its OOM";
         return m;
     }
-    const auto [lowK, tooLargeK] = *found;
+    const auto [low, high] = *found;
     // Honest about a loose interval: the replay does not reproduce what came before the OOM.
     std::string caveat;
     if (loose) {
@@ -232,8 +270,8 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
                   "size), where the OOM still fails";
     }
     m.source = MemoryLimit::Source::Inferred;
-    m.low = lowK * kG;
-    m.high = tooLargeK * kG - 1;  // every limit below the first too-large granule
+    m.low = low;
+    m.high = high;
     m.oomOp = fitted->opIndex;
     const std::uint64_t reservedAtFailure = fitted->reserved;
 
