@@ -123,7 +123,7 @@ private slots:
     // Every recording that ends in an OOM, whatever its config, replays exact with no flags and
     // ends in PyTorch's memory_stats. Under garbage_collection_threshold (msplit128_gc06) the
     // interval is where the recorded gc decisions are reproduced: 3746911574 to 3767883093 B,
-    // PyTorch's 0.025 x 150109880320 among them.
+    // PyTorch's 0.025 x 150109880320 = 3752747008 among them.
     void everyOomRecordingReplaysExact_data() {
         QTest::addColumn<QString>("name");
         QFile index(oomDir() + "/index.json");
@@ -152,6 +152,10 @@ private slots:
             truth.fraction ? static_cast<std::uint64_t>(*truth.fraction * static_cast<double>(truth.totalMemory))
                            : static_cast<std::uint64_t>(truthJson["mem_get_info_after_hold"].toArray()[0].toDouble());
         QVERIFY2(limit.low <= real && real <= limit.high, limit.describe().c_str());
+        // PyTorch's fraction, although for msplit128_gc06 0.025 of the total device_free implies
+        // with the CUDA context alone falls 36,592 B below the interval (its process held 224 MiB
+        // more outside PyTorch): the device is taken that much larger.
+        if (truth.fraction) QCOMPARE(*limit.memoryFraction, *truth.fraction);
         alloc::LimitInference::apply(limit, options);
         const alloc::ReplayResult replayed = alloc::TraceReplayer::replay(trace, options);
         QVERIFY2(replayed.exact(), qPrintable(replaytest::describeInexact(replayed)));
