@@ -79,9 +79,9 @@ struct RoundFraction {
 };
 
 // The roundest fraction with `digits` decimals whose allowed maximum lies in [low, high]: of the
-// `implied` total, else of the smallest larger total (up to kMaxExtraOtherMemory more) that
-// reaches `low`. A multiple of 5 in the last decimal first (people write 0.025 and 0.045), then
-// the nearest the middle (a larger total: the one that brings it nearest).
+// `implied` total, else of a larger one (up to kMaxExtraOtherMemory more). A multiple of 5 in the
+// last decimal first (people write 0.025 and 0.045), then the nearest the interval's middle (of a
+// larger total: the one that brings it nearest).
 std::optional<RoundFraction> roundestFraction(std::uint64_t low, std::uint64_t high, std::uint64_t implied, int digits) {
     const double scale = std::pow(10.0, digits);
     const double middle = (static_cast<double>(low) + static_cast<double>(high)) / 2.0;
