@@ -90,7 +90,8 @@ std::optional<RoundFraction> roundestFraction(std::uint64_t low, std::uint64_t h
     std::optional<std::pair<int, double>> exactScore;
     std::optional<RoundFraction> grown;
     std::optional<std::pair<int, double>> grownScore;
-    const auto first = static_cast<std::int64_t>(std::ceil(static_cast<double>(low) / static_cast<double>(implied + kMaxExtraOtherMemory) * scale));
+    const double largest = static_cast<double>(implied + kMaxExtraOtherMemory);
+    const auto first = static_cast<std::int64_t>(std::ceil(static_cast<double>(low) / largest * scale));
     const auto last = static_cast<std::int64_t>(std::floor(static_cast<double>(high) / static_cast<double>(implied) * scale));
     for (std::int64_t k = std::max<std::int64_t>(first - 1, 1); k <= last + 1 && k < static_cast<std::int64_t>(scale); ++k) {
         const double f = static_cast<double>(k) / scale;

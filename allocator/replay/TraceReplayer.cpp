@@ -146,8 +146,10 @@ std::string compareStep(Expected& expected, std::size_t k, const TraceStep* expe
     const RecordedTrace& trace = *expected.trace;
     if (trace.hasSegmentEvents) {
         if (const std::optional<SegmentDifference> d = firstSegmentDifference(trace, step, out)) {
-            const std::string w = d->want != nullptr ? describe(d->want->action, d->want->address, d->want->size) : std::string("nothing more");
-            const std::string g = d->got != nullptr ? describe(d->got->action, d->got->address, d->got->size) : std::string("nothing more");
+            const std::string w =
+                d->want != nullptr ? describe(d->want->action, d->want->address, d->want->size) : std::string("nothing more");
+            const std::string g =
+                d->got != nullptr ? describe(d->got->action, d->got->address, d->got->size) : std::string("nothing more");
             return "segment event " + std::to_string(d->index) + " of the step: recorded " + w + ", replay did " + g;
         }
     }
