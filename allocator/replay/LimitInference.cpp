@@ -48,6 +48,83 @@ void deviceFor(MemoryLimit& m, std::uint64_t limit) {
     }
 }
 
+// garbage_collect_cached_blocks runs once total_allocated_memory, a whole number of granules,
+// exceeds (size_t)(threshold * allowed_memory_maximum): it decides by how many granules that
+// product holds, which changes at most once inside a granule of limits (threshold < 1). The
+// limit in (start, start + granule) where it changes, if any.
+std::optional<std::uint64_t> gcStepInside(double threshold, std::uint64_t start) {
+    auto granules = [threshold](std::uint64_t limit) {
+        return static_cast<std::uint64_t>(threshold * static_cast<double>(limit)) / kG;
+    };
+    const std::uint64_t last = start + kG - 1;
+    if (granules(start) == granules(last)) return std::nullopt;
+    std::uint64_t lo = start + 1;  // the smallest limit that reaches granules(last)
+    std::uint64_t hi = last;
+    while (lo < hi) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        if (granules(mid) == granules(last)) hi = mid; else lo = mid + 1;
+    }
+    return lo;
+}
+
+// A process holds more than the CUDA context outside PyTorch (kernels loaded lazily, library
+// handles: gpt2_frac_oom on the H200 held 224 MiB more), so the device may be larger than
+// device_free implies with the context alone, by up to this.
+constexpr std::uint64_t kMaxExtraOtherMemory = 1ull << 30;
+
+struct RoundFraction {
+    double fraction = 0.0;
+    std::uint64_t allowed = 0;  // (size_t)(fraction * total)
+    std::uint64_t total = 0;
+};
+
+// The roundest fraction with `digits` decimals whose allowed maximum lies in [low, high]: of the
+// `implied` total, else of a larger one (up to kMaxExtraOtherMemory more). A multiple of 5 in the
+// last decimal first (people write 0.025 and 0.045), then the nearest the interval's middle (of a
+// larger total: the one that brings it nearest).
+std::optional<RoundFraction> roundestFraction(std::uint64_t low, std::uint64_t high, std::uint64_t implied, int digits) {
+    const double scale = std::pow(10.0, digits);
+    const double middle = (static_cast<double>(low) + static_cast<double>(high)) / 2.0;
+    auto allowedOf = [](double f, std::uint64_t total) { return static_cast<std::uint64_t>(f * static_cast<double>(total)); };
+    std::optional<RoundFraction> exact;
+    std::optional<std::pair<int, double>> exactScore;
+    std::optional<RoundFraction> grown;
+    std::optional<std::pair<int, double>> grownScore;
+    const double largest = static_cast<double>(implied + kMaxExtraOtherMemory);
+    const auto first = static_cast<std::int64_t>(std::ceil(static_cast<double>(low) / largest * scale));
+    const auto last = static_cast<std::int64_t>(std::floor(static_cast<double>(high) / static_cast<double>(implied) * scale));
+    for (std::int64_t k = std::max<std::int64_t>(first - 1, 1); k <= last + 1 && k < static_cast<std::int64_t>(scale); ++k) {
+        const double f = static_cast<double>(k) / scale;
+        const int notFive = k % 5 == 0 ? 0 : 1;
+        const std::uint64_t allowed = allowedOf(f, implied);
+        if (allowed >= low && allowed <= high) {
+            const std::pair<int, double> score{notFive, std::abs(static_cast<double>(allowed) - middle)};
+            if (!exactScore || score < *exactScore) {
+                exactScore = score;
+                exact = RoundFraction{f, allowed, implied};
+            }
+            continue;
+        }
+        if (allowed > high) continue;
+        auto total = static_cast<std::uint64_t>(std::ceil(static_cast<double>(low) / f));
+        while (total > implied && allowedOf(f, total - 1) >= low) --total;
+        while (allowedOf(f, total) < low) ++total;
+        if (total > implied + kMaxExtraOtherMemory || allowedOf(f, total) > high) continue;
+        // Towards the middle of the interval, as far as the growth allows.
+        const auto towardsMiddle = static_cast<std::uint64_t>(middle / f);
+        if (towardsMiddle > total) {
+            total = std::min(towardsMiddle, implied + kMaxExtraOtherMemory);
+            while (allowedOf(f, total) > high) --total;
+        }
+        const std::pair<int, double> score{notFive, std::abs(static_cast<double>(allowedOf(f, total)) - middle)};
+        if (!grownScore || score < *grownScore) {
+            grownScore = score;
+            grown = RoundFraction{f, allowedOf(f, total), total};
+        }
+    }
+    return exact ? exact : grown;
+}
+
 }  // namespace
 
 std::uint64_t LimitInference::allocationSize(std::uint64_t rounded) {
@@ -155,6 +232,12 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
         if (!probe.poolAssignments) probe.poolAssignments = r.poolAssignments;
         const auto first = std::find_if(r.recordedOoms.begin(), r.recordedOoms.end(),
                                         [&](const RecordedOomOutcome& o) { return o.entryIndex == oom->entry; });
+        // The recording released memory where the replay kept it, before the OOM: the recording
+        // ran under a smaller limit (its garbage collection or oversize release ran first).
+        if (strict && r.divergence && r.divergence->pressure == MemoryPressure::Lower &&
+            (first == r.recordedOoms.end() || r.divergence->opIndex <= first->opIndex)) {
+            return Fit::TooLarge;
+        }
         if (first == r.recordedOoms.end()) return Fit::TooSmall;  // stopped (or diverged) before it
         std::uint64_t problem = std::numeric_limits<std::uint64_t>::max();
         if (r.divergence && strict) problem = r.divergence->opIndex;
@@ -190,8 +273,11 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
         m.pick = "no limit makes the OOM vanish";
         return m;
     }
-    // Smallest granule that is not too small, then smallest that is too large; nullopt when the
-    // granule found is not one that fits.
+    // garbage_collection_threshold's decision changes inside a granule (gcStepInside): under a
+    // fraction, the interval's ends are moved to where it does.
+    const double gcThreshold = m.cause == MemoryLimit::Cause::MemoryFraction ? base.config.garbageCollectionThreshold : 0.0;
+    // Smallest granule that is not too small, then smallest that is too large, as the first and
+    // last limit that fit; nullopt when the granule found is not one that fits.
     auto search = [&](bool strict) -> std::optional<std::pair<std::uint64_t, std::uint64_t>> {
         std::uint64_t lo = 0;
         std::uint64_t hi = upper;  // classify(hi) is not TooSmall (loosely; strictly perhaps not)
@@ -209,7 +295,17 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
         fitted.reset();
         otherDivergence.reset();
         if (lo <= lowK || classify(lowK * kG, strict) != Fit::Fits) return std::nullopt;
-        return std::make_pair(lowK, lo);
+        std::uint64_t low = lowK * kG;
+        std::uint64_t high = lo * kG - 1;  // every limit below the first too-large granule
+        if (gcThreshold > 0.0) {
+            if (lowK > 0) {
+                const std::optional<std::uint64_t> below = gcStepInside(gcThreshold, low - kG);
+                if (below && classify(*below, strict) == Fit::Fits) low = *below;
+            }
+            const std::optional<std::uint64_t> top = gcStepInside(gcThreshold, high + 1 - kG);
+            if (top && classify(*top, strict) != Fit::Fits) high = *top - 1;
+        }
+        return std::make_pair(low, high);
     };
     std::optional<std::pair<std::uint64_t, std::uint64_t>> found = search(true);
     const bool loose = !found;
@@ -219,7 +315,7 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
         m.pick = "no limit reproduces the recording up to its OOM";
         return m;
     }
-    const auto [lowK, tooLargeK] = *found;
+    const auto [low, high] = *found;
     // Honest about a loose interval: the replay does not reproduce what came before the OOM.
     std::string caveat;
     if (loose) {
@@ -232,8 +328,8 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
                   "size), where the OOM still fails";
     }
     m.source = MemoryLimit::Source::Inferred;
-    m.low = lowK * kG;
-    m.high = tooLargeK * kG - 1;  // every limit below the first too-large granule
+    m.low = low;
+    m.high = high;
     m.oomOp = fitted->opIndex;
     const std::uint64_t reservedAtFailure = fitted->reserved;
 
@@ -258,28 +354,21 @@ MemoryLimit LimitInference::infer(const RecordedTrace& trace, const ReplayOption
     // the CUDA context the fallback preset assumes.
     m.totalMemory = reservedAtFailure + oom->deviceFree + fallback.otherMemory;
     m.otherMemory = fallback.otherMemory;
-    const double total = static_cast<double>(m.totalMemory);
-    // The roundest fraction whose allowed maximum lies in the interval: the fewest decimals, then
-    // a multiple of 5 in the last one (people write 0.025 and 0.045), then the nearest the middle.
-    const double middle = (static_cast<double>(m.low) + static_cast<double>(m.high)) / 2.0;
-    for (int digits = 1; digits <= 4 && !m.memoryFraction; ++digits) {
-        const double scale = std::pow(10.0, digits);
-        const auto first = static_cast<std::int64_t>(std::ceil(static_cast<double>(m.low) / total * scale));
-        const auto last = static_cast<std::int64_t>(std::floor(static_cast<double>(m.high) / total * scale));
-        std::optional<std::pair<int, double>> best;  // (not a multiple of 5, distance to the middle)
-        for (std::int64_t k = std::max<std::int64_t>(first - 1, 1); k <= last + 1 && k < static_cast<std::int64_t>(scale); ++k) {
-            const double candidate = static_cast<double>(k) / scale;
-            const auto allowed = static_cast<std::uint64_t>(candidate * total);
-            if (allowed < m.low || allowed > m.high) continue;
-            const std::pair<int, double> score{k % 5 == 0 ? 0 : 1, std::abs(static_cast<double>(allowed) - middle)};
-            if (best && *best <= score) continue;
-            best = score;
-            m.memoryFraction = candidate;
-            m.bytes = allowed;
-        }
+    const std::uint64_t implied = m.totalMemory;
+    std::optional<RoundFraction> round;
+    for (int digits = 1; digits <= 4 && !round; ++digits) round = roundestFraction(m.low, m.high, implied, digits);
+    if (round) {
+        m.memoryFraction = round->fraction;
+        m.bytes = round->allowed;
+        m.totalMemory = round->total;
+        m.otherMemory += round->total - implied;  // device_free at the OOM stays the recorded one
     }
-    if (m.memoryFraction) {
-        m.pick = "the roundest fraction in it, of the " + formatSize(m.totalMemory) + " device_free implies";
+    if (round && round->total == implied) {
+        m.pick = "the roundest fraction in it, of the " + formatSize(implied) + " device_free implies";
+    } else if (round) {
+        m.pick = "the roundest fraction in it, of a device " + formatSize(round->total - implied) + " larger than the " +
+                 formatSize(implied) + " device_free implies with the CUDA context alone (memory the process holds "
+                 "outside PyTorch beyond it)";
     } else {
         deviceFor(m, m.low + (m.high - m.low) / 2 / kG * kG);
         m.pick = "its middle (no round fraction of the " + formatSize(m.totalMemory) + " device_free implies falls in it)";

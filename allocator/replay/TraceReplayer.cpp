@@ -90,6 +90,50 @@ std::string compareStepByPosition(Expected& expected, const TraceStep& step, con
     return "";
 }
 
+// The first of a step's segment events where the recording (`want`) and the replay (`got`)
+// differ; null on the side that has no more.
+struct SegmentDifference {
+    std::size_t index = 0;
+    const RecordedEntry* want = nullptr;
+    const Event* got = nullptr;
+};
+
+std::optional<SegmentDifference> firstSegmentDifference(const RecordedTrace& trace, const TraceStep& step,
+                                                        const StepOutcome& out) {
+    // Side by side (every step of a big import comes here: no lists are built).
+    const std::size_t last = step.program == kNoEntry ? step.end : step.program;
+    std::size_t r = step.begin;
+    std::size_t p = 0;
+    for (std::size_t i = 0;; ++i, ++r, ++p) {
+        while (r < last && !TraceSteps::isSegmentEvent(trace.entries[r].action)) ++r;
+        while (p < out.events.size() && !TraceSteps::isSegmentEvent(out.events[p].action)) ++p;
+        const RecordedEntry* want = r < last ? &trace.entries[r] : nullptr;
+        const Event* got = p < out.events.size() ? &out.events[p] : nullptr;
+        if (want == nullptr && got == nullptr) return std::nullopt;
+        if (want == nullptr || got == nullptr || want->action != got->action || want->address != got->address ||
+            want->size != got->size) {
+            return SegmentDifference{i, want, got};
+        }
+    }
+}
+
+// MemoryPressure of a mismatching step: a release on one side only, or an OOM on one side only.
+// Anything else (another address, another segment released) says nothing about the limit.
+MemoryPressure pressureOf(const Expected& expected, const TraceStep* expectedStep, const StepOutcome& out) {
+    if (out.unexpectedOom) return MemoryPressure::Higher;
+    if (out.oomVanished) return MemoryPressure::Lower;
+    if (!expected.trace || !expectedStep || expected.translate || !expected.trace->hasSegmentEvents) {
+        return MemoryPressure::Unknown;
+    }
+    const std::optional<SegmentDifference> d = firstSegmentDifference(*expected.trace, *expectedStep, out);
+    if (!d) return MemoryPressure::Unknown;
+    const bool replayReleased = d->got != nullptr && TraceSteps::isRelease(d->got->action);
+    const bool recordedReleased = d->want != nullptr && TraceSteps::isRelease(d->want->action);
+    if (replayReleased && !recordedReleased) return MemoryPressure::Higher;
+    if (recordedReleased && !replayReleased) return MemoryPressure::Lower;
+    return MemoryPressure::Unknown;
+}
+
 // What differs between the replayed step and the expected recording's step k, `step` (null: the
 // recording has no step k) ("" = nothing).
 std::string compareStep(Expected& expected, std::size_t k, const TraceStep* expectedStep, const RecordedEntry* program,
@@ -100,25 +144,13 @@ std::string compareStep(Expected& expected, std::size_t k, const TraceStep* expe
     const TraceStep& step = *expectedStep;
     if (expected.translate) return compareStepByPosition(expected, step, program, out);
     const RecordedTrace& trace = *expected.trace;
-    const std::size_t last = step.program == kNoEntry ? step.end : step.program;
     if (trace.hasSegmentEvents) {
-        // The step's segment events, recorded and replayed, side by side (every step of a big
-        // import comes here: no lists are built).
-        std::size_t r = step.begin;
-        std::size_t p = 0;
-        for (std::size_t i = 0;; ++i, ++r, ++p) {
-            while (r < last && !TraceSteps::isSegmentEvent(trace.entries[r].action)) ++r;
-            while (p < out.events.size() && !TraceSteps::isSegmentEvent(out.events[p].action)) ++p;
-            const RecordedEntry* want = r < last ? &trace.entries[r] : nullptr;
-            const Event* got = p < out.events.size() ? &out.events[p] : nullptr;
-            if (want == nullptr && got == nullptr) break;
-            if (want != nullptr && got != nullptr && want->action == got->action && want->address == got->address &&
-                want->size == got->size) {
-                continue;
-            }
-            const std::string w = want != nullptr ? describe(want->action, want->address, want->size) : std::string("nothing more");
-            const std::string g = got != nullptr ? describe(got->action, got->address, got->size) : std::string("nothing more");
-            return "segment event " + std::to_string(i) + " of the step: recorded " + w + ", replay did " + g;
+        if (const std::optional<SegmentDifference> d = firstSegmentDifference(trace, step, out)) {
+            const std::string w =
+                d->want != nullptr ? describe(d->want->action, d->want->address, d->want->size) : std::string("nothing more");
+            const std::string g =
+                d->got != nullptr ? describe(d->got->action, d->got->address, d->got->size) : std::string("nothing more");
+            return "segment event " + std::to_string(d->index) + " of the step: recorded " + w + ", replay did " + g;
         }
     }
     if (program && step.program != kNoEntry) {
@@ -358,7 +390,8 @@ ReplayResult replayOnce(const RecordedTrace& trace, const ReplayOptions& options
         }
         if (want) result.emptyCacheSteps.push_back(k);
         if (!mismatch.empty() && !result.divergence) {
-            result.divergence = ReplayDivergence{out.programOp, program ? std::size_t{step.program} : step.end - 1, mismatch};
+            result.divergence = ReplayDivergence{out.programOp, program ? std::size_t{step.program} : step.end - 1, mismatch,
+                                                 pressureOf(expected, expectedStep, out)};
             result.totalMemoryBound = run->totalMemoryBound();
             if (hints && routing) {
                 *hints = poolHints(trace, step, program, out, *run);

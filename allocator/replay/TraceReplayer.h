@@ -93,10 +93,18 @@ struct ReplayOptions {
     std::function<void(const DeviceStats&)> afterStep;
 };
 
+// Which way the replay's memory differed from the recording's where it first diverged. Every
+// decision a memory limit steers (alloc_block's cap, garbage collection's threshold) releases
+// or fails more under a smaller limit, so this says which way a probed limit is off
+// (LimitInference): Higher, the replay released a segment (or ran out of memory) where the
+// recording kept or created one; Lower, the recording released one where the replay did not.
+enum class MemoryPressure { Unknown, Higher, Lower };
+
 struct ReplayDivergence {
     std::uint64_t opIndex = 0;      // index into ReplayResult::program.ops
     std::size_t entryIndex = 0;     // the recorded trace entry of that step's program event
     std::string what;
+    MemoryPressure pressure = MemoryPressure::Unknown;
 };
 
 // A recorded oom entry the replay reached: did its request fail again, and how.

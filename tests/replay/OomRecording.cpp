@@ -52,8 +52,16 @@ alloc::Program holesProgram(const Shape& shape, alloc::StackTable& stacks) {
 }
 
 Recording record(const Shape& shape, const std::string& config, const Limit& limit, const std::string& path) {
+    alloc::StackTable stacks;
+    alloc::Program program = holesProgram(shape, stacks);
+    return recordProgram(std::move(program), std::move(stacks), config, limit, path);
+}
+
+Recording recordProgram(alloc::Program program, alloc::StackTable stacks, const std::string& config, const Limit& limit,
+                        const std::string& path) {
     Recording out;
-    out.program = holesProgram(shape, out.stacks);
+    out.program = std::move(program);
+    out.stacks = std::move(stacks);
     const alloc::ParseResult parsed = alloc::parseConfig(config);
     alloc::SimulatedDevice device(limit.totalMemory, limit.otherMemory);
     alloc::VectorSink sink;

@@ -43,5 +43,8 @@ allocscope::alloc::Program holesProgram(const Shape& shape, allocscope::alloc::S
 
 // Runs `program` under `config` and `limit` until its first OOM and writes the snapshot to `path`.
 Recording record(const Shape& shape, const std::string& config, const Limit& limit, const std::string& path);
+// The same for any program.
+Recording recordProgram(allocscope::alloc::Program program, allocscope::alloc::StackTable stacks, const std::string& config,
+                        const Limit& limit, const std::string& path);
 
 }  // namespace oomtest

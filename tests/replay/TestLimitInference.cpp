@@ -15,6 +15,7 @@
 #include "allocator/replay/LimitInference.h"
 #include "allocator/replay/ProgramFromTrace.h"
 #include "allocator/replay/TraceReplayer.h"
+#include "allocator/workloads/ProgramBuilder.h"
 #include "storage/import/TraceFile.h"
 
 using namespace allocscope;
@@ -54,6 +55,33 @@ bool truthOoms(const oomtest::Shape& shape, const std::string& config, const oom
     device.otherMemory = limit.otherMemory;
     device.memoryFraction = limit.memoryFraction;
     return alloc::ComparisonEngine::runOne(program, {config, alloc::parseConfig(config == "default" ? "" : config).config}, device).oom();
+}
+
+// A program whose garbage collection (threshold 0.6) decides twice inside the OOM's interval:
+// a 100 MiB tensor is freed and stays cached; with 602 MiB reserved the next request must find
+// no gc (0.6 x limit >= 602 MiB), with 752 MiB the one after must (0.6 x limit < 752 MiB: the
+// cached segment is released); then 600 MiB more fail (852 + 600 > limit). The recording is
+// reproduced only between the two gc thresholds, ends that are no whole granules of limit. A
+// cached small segment, which gc keeps, tells the gc apart from an explicit empty_cache().
+alloc::Program gcProgram(alloc::StackTable& stacks) {
+    alloc::ProgramBuilder b("train.py");
+    const std::uint32_t s = b.stack("forward", 20);
+    b.free(b.alloc(4096, s, 0));
+    b.free(b.alloc(100 * kMiB, s, 0));
+    b.alloc(500 * kMiB, s, 0);
+    b.alloc(150 * kMiB, s, 0);
+    b.alloc(200 * kMiB, s, 0);
+    b.alloc(600 * kMiB, s, 0);
+    alloc::GeneratedProgram generated = b.take();
+    stacks = std::move(generated.stacks);
+    return std::move(generated.program);
+}
+
+// The smallest limit whose gc threshold (size_t)(0.6 x limit) reaches `bytes`.
+std::uint64_t gcLimitFor(std::uint64_t bytes) {
+    std::uint64_t limit = static_cast<std::uint64_t>(static_cast<double>(bytes) / 0.6) - 4;
+    while (static_cast<std::uint64_t>(0.6 * static_cast<double>(limit)) < bytes) ++limit;
+    return limit;
 }
 
 }  // namespace
@@ -103,6 +131,47 @@ private slots:
         }
         QVERIFY(!replayAt(trace, limit.at(limit.low - alloc::LimitInference::kGranule)).exact());
         QVERIFY(!replayAt(trace, limit.at(limit.high + 1)).exact());
+    }
+
+    // Under garbage_collection_threshold the interval is where the recorded gc decisions are
+    // reproduced, to the byte: a probe above it keeps the segment the recording's gc released
+    // (the limit is too large, although the OOM still fails there), one below releases it early.
+    void gcThresholdBoundsTheInterval() {
+        const std::string config = "garbage_collection_threshold:0.6";
+        const oomtest::Limit truth{kH100, kContext, 0.0135};  // 1094.6 MiB
+        alloc::StackTable stacks;
+        alloc::Program program = gcProgram(stacks);
+        const std::string path = dir_.filePath("gc.pickle").toStdString();
+        const oomtest::Recording rec = oomtest::recordProgram(std::move(program), std::move(stacks), config, truth, path);
+        QCOMPARE(rec.oomOp, std::optional<std::uint64_t>(7));
+        storage::TraceFile file = storage::TraceFile::read(path);
+        const alloc::RecordedTrace& trace = file.traces.front();
+        const alloc::MemoryLimit limit = inferFrom(trace);
+        QCOMPARE(int(limit.source), int(alloc::MemoryLimit::Source::Inferred));
+        QVERIFY2(limit.pick.find("bounded by the OOMs alone") == std::string::npos, limit.pick.c_str());
+        QCOMPARE(limit.low, gcLimitFor(602 * kMiB));
+        QVERIFY(limit.low <= truth.bytes() && truth.bytes() <= limit.high);
+        QVERIFY(limit.low <= limit.bytes && limit.bytes <= limit.high);
+        // At the chosen limit the gc alone explains the recording: no guessed private pool, no
+        // inferred empty_cache().
+        const alloc::ReplayResult chosen = replayAt(trace, limit);
+        QVERIFY2(chosen.exact(), qPrintable(replaytest::describeInexact(chosen)));
+        QVERIFY(chosen.emptyCacheSteps.empty() && chosen.poolRevisions == 0);
+        // Below the low end the replay's gc releases the cached segment one request early: the
+        // replay was under more memory pressure than the recording.
+        alloc::ReplayOptions fixed;
+        fixed.config = alloc::parseConfig(config).config;
+        fixed.poolAssignments.emplace();  // the default pool only: no pool guesses
+        alloc::LimitInference::apply(limit.at(limit.low - 1), fixed);
+        const alloc::ReplayResult below = alloc::TraceReplayer::replay(trace, fixed);
+        QVERIFY(below.divergence && below.divergence->pressure == alloc::MemoryPressure::Higher);
+        // Above the second threshold the replay keeps the segment the recording's gc released:
+        // less pressure. (With pool guesses allowed that release could also be read as a MemPool
+        // of its own, destroyed there: the trace cannot tell, so the interval's high
+        // end is the OOM's.)
+        alloc::LimitInference::apply(limit.at(gcLimitFor(752 * kMiB)), fixed);
+        const alloc::ReplayResult above = alloc::TraceReplayer::replay(trace, fixed);
+        QVERIFY(above.divergence && above.divergence->pressure == alloc::MemoryPressure::Lower);
     }
 
     // The device itself was full: the limit is the reserved bytes at the failure + device_free,
