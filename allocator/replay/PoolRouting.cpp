@@ -78,6 +78,10 @@ std::optional<bool> PoolRouting::inEmptyCacheCall(const StackTable& stacks, std:
 bool PoolRouting::releasedByPoolOwner(const RecordedTrace& trace, std::size_t entry) {
     const std::uint32_t stack = trace.entries[entry].stackId;
     if (inEmptyCacheCall(trace.stacks, stack) != false) return false;
+    // Only a Python stack can say that no torch.cuda.empty_cache() made the release (stacks="cpp").
+    const Stack& frames = trace.stacks.stack(stack);
+    const bool python = std::any_of(frames.begin(), frames.end(), [](const Frame& f) { return std::string_view(f.filename).ends_with(".py"); });
+    if (!python) return false;
     for (std::size_t i = entry + 1; i < trace.entries.size(); ++i) {
         const RecordedEntry& next = trace.entries[i];
         const bool segmentEvent = next.action == EventAction::SegmentFree || next.action == EventAction::SegmentUnmap ||

@@ -87,6 +87,8 @@ private slots:
         QVERIFY(!alloc::PoolRouting::releasedByPoolOwner(t.trace, release));
         t.trace.entries[release].stackId = 0;  // no stack: nothing is known
         QVERIFY(!alloc::PoolRouting::releasedByPoolOwner(t.trace, release));
+        t.trace.entries[release].stackId = t.trace.stacks.intern({{"CUDACachingAllocator.cpp", 1, "emptyCache"}});
+        QVERIFY(!alloc::PoolRouting::releasedByPoolOwner(t.trace, release));  // C++ frames only
     }
 
     // The destructor's release names its segment's pool: exact, one sync (emptyCache(pool id)).
