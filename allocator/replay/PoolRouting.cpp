@@ -47,6 +47,7 @@ PoolRouting::PoolRouting(const RecordedTrace& trace) {
 // creation, or the first map of an expandable range) to the owner's release. The pool id is not
 // in the trace: the inferred pool's stands for it.
 void PoolRouting::addOwnerReleases(const RecordedTrace& trace) {
+    if (trace.stacks.size() <= 1) return;  // no stacks: no pass over a big trace's entries
     for (std::size_t i = 0; i < trace.entries.size(); ++i) {
         const RecordedEntry& e = trace.entries[i];
         if ((e.action != EventAction::SegmentFree && e.action != EventAction::SegmentUnmap) || !releasedByPoolOwner(trace, i)) {
