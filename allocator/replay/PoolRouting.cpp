@@ -83,6 +83,19 @@ bool PoolRouting::releasedByPoolOwner(const RecordedTrace& trace, std::size_t en
     const Stack& frames = trace.stacks.stack(stack);
     const bool python = std::any_of(frames.begin(), frames.end(), [](const Frame& f) { return std::string_view(f.filename).ends_with(".py"); });
     if (!python) return false;
+    // PyTorch stamps a release with the releasing call's stack. A pickle AllocScope exported from
+    // a session carries the segment's own allocation stack on its releases instead (the session
+    // keeps one stack per segment event), so a release with the stack its segment was made with
+    // says nothing about who released it (frag101's empty_cache() releases after a round trip).
+    const RecordedEntry& released = trace.entries[entry];
+    for (std::size_t j = entry; j-- > 0;) {
+        const RecordedEntry& before = trace.entries[j];
+        const bool made = before.action == EventAction::SegmentAlloc || before.action == EventAction::SegmentMap;
+        if (made && before.address < released.address + released.size && released.address < before.address + before.size) {
+            if (before.stackId == stack) return false;
+            break;
+        }
+    }
     for (std::size_t i = entry + 1; i < trace.entries.size(); ++i) {
         const RecordedEntry& next = trace.entries[i];
         const bool segmentEvent = next.action == EventAction::SegmentFree || next.action == EventAction::SegmentUnmap ||
