@@ -1,13 +1,32 @@
 #include "allocator/replay/PoolRouting.h"
 
+#include <algorithm>
+#include <string_view>
+
 namespace allocscope::alloc {
 
 PoolRouting::PoolRouting(const RecordedTrace& trace) {
-    if (!trace.finalSegments) return;
-    for (const SegmentInfo& segment : *trace.finalSegments) {
-        if (!segment.poolId.isDefault()) known_.push_back({segment.address, segment.totalSize, segment.poolId});
+    // A default-pool final segment says as much for what was allocated in it (graph_stream_pools:
+    // eager work on a capture stream between captures), but only the private ones guide a
+    // capture's prior (knownPoolAt).
+    std::size_t finalRanges = 0;
+    if (trace.finalSegments) {
+        for (const bool privatePools : {true, false}) {
+            for (const SegmentInfo& segment : *trace.finalSegments) {
+                if (segment.poolId.isDefault() != privatePools) known_.push_back({segment.address, segment.totalSize, segment.poolId});
+            }
+            if (privatePools) privateRanges_ = known_.size();
+        }
+        finalRanges = known_.size();
     }
-    if (known_.empty()) return;
+    const std::size_t finalPrivate = privateRanges_;
+    addOwnerReleases(trace);
+    privateRanges_ += known_.size() - finalRanges;
+    if (finalPrivate == 0) {
+        // No private pool in the final segments: nothing is routed by them, not even the default.
+        known_.erase(known_.begin(), known_.begin() + static_cast<std::ptrdiff_t>(finalRanges));
+        return;
+    }
     // A final segment tells the pool of what was allocated in it only since it was created: the
     // same addresses may have held another pool's segment before, cudaFree'd (release_block) and
     // handed out again by the driver (compile_gpt2: an optimizer's 2 MiB default-pool segment,
@@ -15,10 +34,77 @@ PoolRouting::PoolRouting(const RecordedTrace& trace) {
     for (std::size_t i = 0; i < trace.entries.size(); ++i) {
         const RecordedEntry& e = trace.entries[i];
         if (e.action != EventAction::SegmentFree) continue;
-        for (KnownRange& range : known_) {
+        for (std::size_t r = 0; r < finalRanges; ++r) {
+            KnownRange& range = known_[r];
             if (e.address < range.address + range.size && range.address < e.address + e.size) range.since = i + 1;
         }
     }
+}
+
+// mempool_twice (tests/data/pools-heldout2): a MemPool whose segments are all gone by the end, so
+// no final segment names its pool; its destructor's releases still say which segments were its.
+// Such a range is the pool's from the first entry after the last release over it (the segment's
+// creation, or the first map of an expandable range) to the owner's release. The pool id is not
+// in the trace: the inferred pool's stands for it.
+void PoolRouting::addOwnerReleases(const RecordedTrace& trace) {
+    if (trace.stacks.size() <= 1) return;  // no stacks: no pass over a big trace's entries
+    for (std::size_t i = 0; i < trace.entries.size(); ++i) {
+        const RecordedEntry& e = trace.entries[i];
+        if ((e.action != EventAction::SegmentFree && e.action != EventAction::SegmentUnmap) || !releasedByPoolOwner(trace, i)) {
+            continue;
+        }
+        std::size_t since = 0;
+        for (std::size_t j = i; j-- > 0;) {
+            const RecordedEntry& before = trace.entries[j];
+            const bool release = before.action == EventAction::SegmentFree || before.action == EventAction::SegmentUnmap;
+            if (release && before.address < e.address + e.size && e.address < before.address + before.size) {
+                since = j + 1;
+                break;
+            }
+        }
+        known_.push_back({e.address, e.size, kInferredPool, since, i});
+    }
+}
+
+std::optional<bool> PoolRouting::inEmptyCacheCall(const StackTable& stacks, std::uint32_t stackId) {
+    if (stackId == 0) return std::nullopt;
+    for (const Frame& frame : stacks.stack(stackId)) {
+        // Recorders that shorten every frame's file name to its base name leave "memory.py".
+        const std::string_view file = frame.filename;
+        if (frame.name == "empty_cache" && (file.ends_with("cuda/memory.py") || file == "memory.py")) return true;
+    }
+    return false;
+}
+
+bool PoolRouting::releasedByPoolOwner(const RecordedTrace& trace, std::size_t entry) {
+    const std::uint32_t stack = trace.entries[entry].stackId;
+    if (inEmptyCacheCall(trace.stacks, stack) != false) return false;
+    // Only a Python stack can say that no torch.cuda.empty_cache() made the release (stacks="cpp").
+    const Stack& frames = trace.stacks.stack(stack);
+    const bool python = std::any_of(frames.begin(), frames.end(), [](const Frame& f) { return std::string_view(f.filename).ends_with(".py"); });
+    if (!python) return false;
+    // PyTorch stamps a release with the releasing call's stack. A pickle AllocScope exported from
+    // a session carries the segment's own allocation stack on its releases instead (the session
+    // keeps one stack per segment event), so a release with the stack its segment was made with
+    // says nothing about who released it (frag101's empty_cache() releases after a round trip).
+    const RecordedEntry& released = trace.entries[entry];
+    for (std::size_t j = entry; j-- > 0;) {
+        const RecordedEntry& before = trace.entries[j];
+        const bool made = before.action == EventAction::SegmentAlloc || before.action == EventAction::SegmentMap;
+        if (made && before.address < released.address + released.size && released.address < before.address + before.size) {
+            if (before.stackId == stack) return false;
+            break;
+        }
+    }
+    for (std::size_t i = entry + 1; i < trace.entries.size(); ++i) {
+        const RecordedEntry& next = trace.entries[i];
+        const bool segmentEvent = next.action == EventAction::SegmentFree || next.action == EventAction::SegmentUnmap ||
+                                  next.action == EventAction::SegmentAlloc || next.action == EventAction::SegmentMap;
+        if (segmentEvent) continue;
+        if (next.action != EventAction::Alloc && next.action != EventAction::Oom) return true;
+        return next.stackId != 0 && next.stackId != stack;
+    }
+    return true;
 }
 
 PoolRouting::PoolRouting(std::map<std::size_t, PoolId> fixed) : forced_(std::move(fixed)), fixed_(true) {}
@@ -36,7 +122,7 @@ PoolId PoolRouting::poolFor(std::size_t entry, std::uint64_t address, const Cach
     } else {
         bool found = false;
         for (const KnownRange& range : known_) {
-            if (entry >= range.since && address >= range.address && address - range.address < range.size) {
+            if (range.covers(entry, address)) {
                 pool = range.pool;
                 found = true;
                 break;
@@ -48,15 +134,32 @@ PoolId PoolRouting::poolFor(std::size_t entry, std::uint64_t address, const Cach
             privateGuess_.insert(entry);
         }
     }
+    if (prior && !fixed_) priorLog_.push_back({entry, *prior, guessed});
     if (!pool.isDefault()) used_[entry] = pool;
     return pool;
 }
 
 std::optional<PoolId> PoolRouting::knownPoolAt(std::size_t entry, std::uint64_t address) const {
     for (const KnownRange& range : known_) {
-        if (entry >= range.since && address >= range.address && address - range.address < range.size) return range.pool;
+        if (!range.pool.isDefault() && range.covers(entry, address)) return range.pool;
     }
     return std::nullopt;
+}
+
+bool PoolRouting::flipToNewPool(std::size_t entry, std::size_t earlier) {
+    if (fixed_ || privateGuess_.count(entry) == 0 || flipped_.count(entry) > 0) return false;
+    const auto at = std::find_if(priorLog_.rbegin(), priorLog_.rend(), [entry](const PriorUse& use) { return use.entry == entry; });
+    if (at == priorLog_.rend()) return false;
+    const PoolId prior = at->prior;
+    auto end = at;
+    for (std::size_t taken = 0; taken <= earlier; ++taken, ++end) {
+        if (end == priorLog_.rend() || end->prior != prior || !end->guessed) return false;
+    }
+    flipped_.insert(entry);
+    // Graph-shaped ids past any PyTorch hands out, one per capture the inference found.
+    const PoolId fresh{kInferredPool.second + 1 + entry, 0};
+    for (auto it = at; it != end; ++it) forced_[it->entry] = fresh;
+    return true;
 }
 
 bool PoolRouting::flip(std::size_t entry) {

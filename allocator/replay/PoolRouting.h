@@ -6,6 +6,8 @@
 //   1. the allocation lies in a live segment: it came from that segment's pool;
 //   2. it lies in a segment created for it in this step: the pool that the final snapshot gives
 //      that segment, when the segment survived to the end;
+//      Likewise a segment that a MemPool's destructor released (releasedByPoolOwner) was a
+//      private pool's from its creation to that release;
 //   3. otherwise nothing is known: the default pool is *guessed*, and the replay remembers which
 //      segments rest on a guess. When the replay later leaves the recording because of such a
 //      segment (the best fit took a block the recording never used, or empty_cache() released it
@@ -36,8 +38,8 @@ public:
     // Fixed assignments (a what-if takes the exact replay's): no inference at all.
     explicit PoolRouting(std::map<std::size_t, PoolId> fixed);
 
-    // The trace's final segments name a private pool: route from the start.
-    bool knownPrivatePools() const { return !known_.empty(); }
+    // The trace's final segments (or a MemPool's releases) name a private pool: route from the start.
+    bool knownPrivatePools() const { return privateRanges_ > 0; }
 
     // The private pool the trace's final segments give an allocation at `address` recorded at
     // trace entry `entry`, if any (none before the last cudaFree of a segment at that range).
@@ -53,6 +55,13 @@ public:
     // default pool when the guess was a prior's private pool). False if that entry was flipped
     // before (no cycles) or is not a guess.
     bool flip(std::size_t entry);
+    // The other way to flip a prior's private-pool guess at `entry`: a capture of its own began on
+    // that stream (torch.cuda.graph(g2, stream=s) after g1's capture on s: a new pool, and no entry
+    // shows the start). The new pool takes the entry and the `earlier` guesses on the same prior
+    // before it (the capture may have begun before the entry; not past the last allocation that
+    // a live segment of the prior's pool placed). False if `entry` is not such a guess, was
+    // flipped before, or has fewer such guesses before it.
+    bool flipToNewPool(std::size_t entry, std::size_t earlier);
     std::size_t flips() const { return flipped_.size(); }
 
     // A new replay of the trace starts: forget the previous attempt's assignments (an entry
@@ -60,7 +69,17 @@ public:
     void startReplay() {
         used_.clear();
         privateGuess_.clear();
+        priorLog_.clear();
     }
+
+    // The entry's Python stack is inside torch.cuda.empty_cache() (nullopt: no stack).
+    static std::optional<bool> inEmptyCacheCall(const StackTable& stacks, std::uint32_t stackId);
+    // The segment release at trace entry `entry` came from a pool's owner, a MemPool's destructor
+    // (releasePool, then emptyCache(its id): that pool's segments only). Its Python stack is
+    // neither torch.cuda.empty_cache()'s nor, when an allocation follows the release's segment
+    // events, that allocation's: c10's malloc gathers its context once and every release it makes
+    // (GC, release_available_cached_blocks, the retry's release_cached_blocks) carries it.
+    static bool releasedByPoolOwner(const RecordedTrace& trace, std::size_t entry);
 
     // Every entry routed to a private pool by the last replay (recorded by it), for what-ifs.
     std::map<std::size_t, PoolId>& assignments() { return used_; }
@@ -72,11 +91,23 @@ private:
         std::uint64_t size = 0;
         PoolId pool;
         std::size_t since = 0;  // the first entry after the last segment_free over the range
+        std::size_t until = static_cast<std::size_t>(-1);  // the owner's release of the range
+        bool covers(std::size_t entry, std::uint64_t at) const {
+            return entry >= since && entry < until && at >= address && at - address < size;
+        }
     };
-    std::vector<KnownRange> known_;         // final segments of private pools
+    void addOwnerReleases(const RecordedTrace& trace);
+    std::vector<KnownRange> known_;         // final segments (private pools first), owners' releases
+    std::size_t privateRanges_ = 0;         // known_'s ranges of private pools
     std::map<std::size_t, PoolId> forced_;  // flipped guesses (or a what-if's fixed routing)
     std::set<std::size_t> flipped_;
     mutable std::set<std::size_t> privateGuess_;  // entries whose rule-3 guess was a private pool
+    struct PriorUse {
+        std::size_t entry;
+        PoolId prior;
+        bool guessed;
+    };
+    mutable std::vector<PriorUse> priorLog_;  // every allocation that had a capture's prior
     bool fixed_ = false;
     mutable std::map<std::size_t, PoolId> used_;
 };

@@ -431,14 +431,7 @@ void ReplayRun::releaseRetriedPools(const TraceStep& step) {
 }
 
 std::optional<bool> ReplayRun::inEmptyCacheCall(std::uint32_t stackId) const {
-    if (stackId == 0) return std::nullopt;
-    for (const Frame& frame : trace_.stacks.stack(stackId)) {
-        // Recorders that shorten every frame's file name to its base name leave "memory.py".
-        if (frame.name == "empty_cache" && (endsWith(frame.filename, "cuda/memory.py") || frame.filename == "memory.py")) {
-            return true;
-        }
-    }
-    return false;
+    return PoolRouting::inEmptyCacheCall(trace_.stacks, stackId);
 }
 
 void ReplayRun::runStep(std::size_t k, const TraceStep& step, bool withEmptyCache, StepOutcome& out) {

@@ -605,10 +605,20 @@ private:
         if (node.result.exact()) return true;
         if (depth >= kMaxPoolRevisions) return false;
         std::vector<Attempt> children;
+        // Each hint flips one guess; a prior's private-pool guess can also start a new pool, at
+        // the entry or at one of the few guesses before it (kNoNewPool: the plain flip).
+        constexpr std::size_t kNoNewPool = static_cast<std::size_t>(-1);
+        constexpr std::size_t kNewPoolStarts = 4;
+        std::vector<std::pair<std::size_t, std::size_t>> flips;
         for (const std::size_t entry : node.hints) {
+            flips.emplace_back(entry, kNoNewPool);
+            for (std::size_t earlier = 0; earlier < kNewPoolStarts; ++earlier) flips.emplace_back(entry, earlier);
+        }
+        for (const auto& [entry, earlier] : flips) {
             if (attempts_ >= kMaxPoolAttempts) break;
             Attempt child{node.routing, {}, {}};
-            if (!child.routing.flip(entry)) continue;
+            const bool flipped = earlier == kNoNewPool ? child.routing.flip(entry) : child.routing.flipToNewPool(entry, earlier);
+            if (!flipped) continue;
             child.result = replayOnce(trace_, options_, &child.routing, &child.hints);
             child.result.poolRevisions = child.routing.flips();
             ++attempts_;

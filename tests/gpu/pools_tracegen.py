@@ -1,7 +1,7 @@
 """Record real PyTorch snapshots of programs that allocate from private memory pools, with PyTorch's
 ground truth (issue 36: held-out private-pool programs).
 
-Usage: python3 pools_tracegen.py RESULTDIR [--tar FILE] [--deadline SECONDS] [--lanes N]
+Usage: python3 pools_tracegen.py RESULTDIR [--tar FILE] [--deadline SECONDS] [--lanes N] [--programs P,Q]
            parent: runs every program x config, each in a fresh child process (N at a time on the
            one GPU: each process has its own caching allocator, and none comes near the device's
            memory); after each child it (re)writes FILE (a .tar.gz of RESULTDIR)
@@ -33,6 +33,17 @@ Programs:
   mempool_generation    a tiny LlamaForCausalLM (random init) generating inside
                         torch.cuda.use_mem_pool(torch.cuda.MemPool()), 3 prompts; then the outputs and
                         the pool are deleted and empty_cache() is called
+  three_graphs_shared   three graphs captured into one pool (g2, g3 with pool=g1.pool()), a cached
+                        default-pool segment left free only before g3's capture (so g3's empty_cache()
+                        in graphs.py __enter__ releases it, g2's releases nothing); replays; g2 deleted,
+                        empty_cache(), then g1 and g3, empty_cache()
+  mempool_twice         one MemPool entered twice with use_mem_pool, eager allocations in between; an
+                        empty_cache() with the pool alive; the pool deleted while one of its tensors
+                        lives (its destructor releases the free segments), that tensor freed, then
+                        empty_cache() releases the pool's last segment
+  graph_stream_pools    captures on a stream of the program's own (stream=s) that also runs eager
+                        work: g1 and g2 each with a pool of their own, eager allocations on s, then g3
+                        into g2's pool; g1 deleted and empty_cache(), then the rest
 """
 import json, os, random, subprocess, sys, threading, time
 from concurrent.futures import ThreadPoolExecutor
@@ -52,6 +63,9 @@ JOBS = [  # slow ones first
     ("cudagraph_train_frac", "default"), ("cudagraph_train_frac", "msplit128"),
     ("cudagraph_train_frac", "expandable"),
 ]
+# The second held-out set (tests/data/pools-heldout2): `--programs` picks them.
+JOBS += [(p, c) for p in ("three_graphs_shared", "mempool_twice", "graph_stream_pools")
+         for c in ("default", "expandable")]
 
 
 def finish(torch, base, info, t0):
@@ -261,6 +275,109 @@ def p_mempool_generation(torch, dev, rng, info):
     return model, mid, last
 
 
+def p_three_graphs_shared(torch, dev, rng, info):
+    nn = torch.nn
+    mods = [nn.Sequential(nn.Linear(1024, 2048), nn.GELU(), nn.Linear(2048, 1024)).to(dev) for _ in range(3)]
+    x = torch.randn(256, 1024, device=dev)
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s), torch.no_grad():
+        for _ in range(2):
+            h = x
+            for m in mods:
+                h = m(h)
+    torch.cuda.current_stream().wait_stream(s)
+    gs = [torch.cuda.CUDAGraph() for _ in range(3)]
+    outs = []
+    with torch.no_grad():
+        h = x
+        for i, (g, m) in enumerate(zip(gs, mods)):
+            if i == 2:
+                side = torch.empty(6 * MB, dtype=torch.uint8, device=dev)
+                del side  # cached, whole and free: g3's __enter__ empty_cache() releases it
+            with torch.cuda.graph(g, pool=gs[0].pool() if i else None):
+                h = m(h)
+            outs.append(h)
+    keep = []
+    for i in range(6):
+        x.copy_(torch.randn(256, 1024, device=dev))
+        for g in gs:
+            g.replay()
+        keep.append(torch.empty(rng.randint(1, 20) * MB, dtype=torch.uint8, device=dev))
+        if len(keep) > 3:
+            keep.pop(0)
+    g2 = gs.pop(1)
+    del g2
+    torch.cuda.empty_cache()
+    keep.append(torch.empty(4 * MB, dtype=torch.uint8, device=dev))
+    del gs, outs, h
+    torch.cuda.empty_cache()
+    keep.append(torch.empty(9 * MB, dtype=torch.uint8, device=dev))
+    return keep, mods, x
+
+
+def p_mempool_twice(torch, dev, rng, info):
+    import gc
+    pool = torch.cuda.MemPool()
+    with torch.cuda.use_mem_pool(pool):
+        a = [torch.empty(rng.randint(1, 8) * MB, dtype=torch.uint8, device=dev) for _ in range(6)]
+        small = torch.empty(1000, device=dev)
+    eager = [torch.empty(24 * MB, dtype=torch.uint8, device=dev)]  # a segment of its own
+    eager += [torch.empty(rng.randint(1, 30) * MB, dtype=torch.uint8, device=dev) for _ in range(3)]
+    del a[1:4]
+    with torch.cuda.use_mem_pool(pool):
+        b = [torch.empty(rng.randint(1, 12) * MB, dtype=torch.uint8, device=dev) for _ in range(5)]
+        lives = torch.empty(25 * MB, dtype=torch.uint8, device=dev)
+        tiny = torch.empty(300, device=dev)
+    eager.append(torch.empty(3 * MB, dtype=torch.uint8, device=dev))
+    del eager[0]
+    torch.cuda.empty_cache()
+    del a, b, small, tiny
+    del pool
+    gc.collect()
+    eager.append(torch.empty(40 * MB, dtype=torch.uint8, device=dev))
+    del lives
+    torch.cuda.empty_cache()
+    eager.append(torch.empty(2 * MB, dtype=torch.uint8, device=dev))
+    return eager
+
+
+def p_graph_stream_pools(torch, dev, rng, info):
+    nn = torch.nn
+    a = nn.Sequential(nn.Linear(1024, 2048), nn.GELU(), nn.Linear(2048, 1024)).to(dev)
+    b = nn.Sequential(nn.Linear(1024, 3072), nn.GELU(), nn.Linear(3072, 1024)).to(dev)
+    x = torch.randn(192, 1024, device=dev)
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.no_grad():
+        with torch.cuda.stream(s):
+            for _ in range(2):
+                b(a(x))
+        g1, g2, g3 = torch.cuda.CUDAGraph(), torch.cuda.CUDAGraph(), torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g1, stream=s):
+            y1 = a(x)
+        with torch.cuda.graph(g2, stream=s):
+            y2 = b(x)
+        with torch.cuda.stream(s):
+            eager = [a(x) for _ in range(2)]
+            eager.append(torch.empty(rng.randint(1, 9) * MB, dtype=torch.uint8, device=dev))
+        with torch.cuda.graph(g3, pool=g2.pool(), stream=s):
+            y3 = a(y2)
+    torch.cuda.current_stream().wait_stream(s)
+    keep = []
+    for i in range(5):
+        x.copy_(torch.randn(192, 1024, device=dev))
+        g1.replay(); g2.replay(); g3.replay()
+        keep.append(torch.empty(rng.randint(1, 16) * MB, dtype=torch.uint8, device=dev))
+    del g1, y1
+    torch.cuda.empty_cache()
+    keep.append(torch.empty(5 * MB, dtype=torch.uint8, device=dev))
+    del g2, g3, y2, y3
+    torch.cuda.empty_cache()
+    keep.append(torch.empty(3 * MB, dtype=torch.uint8, device=dev))
+    return keep, eager, a, b
+
+
 def child(program, cfgname, out):
     t0 = time.time()
     import torch
@@ -354,4 +471,7 @@ if __name__ == "__main__":
         tar = a[a.index("--tar") + 1] if "--tar" in a else None
         deadline = float(a[a.index("--deadline") + 1]) if "--deadline" in a else 1e9
         lanes = int(a[a.index("--lanes") + 1]) if "--lanes" in a else 4
+        if "--programs" in a:
+            chosen = a[a.index("--programs") + 1].split(",")
+            JOBS[:] = [job for job in JOBS if job[0] in chosen]
         parent(a[0], tar, deadline, lanes)
