@@ -67,69 +67,55 @@ void TorchDevice::completeFinishedFrees() {
 }
 
 std::optional<std::uint64_t> TorchDevice::malloc(std::uint64_t size, alloc::StreamId stream, const alloc::Stack& stack) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    allocator_->setOpIndex(opIndex_);
-    completeFinishedFrees();
-    const std::uint32_t stackId = stack.empty() ? 0 : stacks_.intern(stack);
-    const std::optional<std::uint64_t> address = allocator_->malloc(size, stream, stackId);
-    if (address && uses_) uses_->allocated(*address, stream);
-    afterOp();
-    return address;
+    return op([&] {
+        completeFinishedFrees();
+        const std::uint32_t stackId = stack.empty() ? 0 : stacks_.intern(stack);
+        const std::optional<std::uint64_t> address = allocator_->malloc(size, stream, stackId);
+        if (address && uses_) uses_->allocated(*address, stream);
+        return address;
+    });
 }
 
 bool TorchDevice::free(std::uint64_t address) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    allocator_->setOpIndex(opIndex_);
-    const bool known = allocator_->free(address);
-    if (known && uses_) uses_->freed(address);
-    afterOp();
-    return known;
+    return op([&] {
+        const bool known = allocator_->free(address);
+        if (known && uses_) uses_->freed(address);
+        return known;
+    });
 }
 
 bool TorchDevice::recordStream(std::uint64_t address, alloc::StreamId stream) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    allocator_->setOpIndex(opIndex_);
-    const bool known = allocator_->recordStream(address, stream);
-    if (known && uses_) uses_->used(address, stream);
-    afterOp();
-    return known;
+    return op([&] {
+        const bool known = allocator_->recordStream(address, stream);
+        if (known && uses_) uses_->used(address, stream);
+        return known;
+    });
 }
 
 void TorchDevice::synchronize() {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    allocator_->setOpIndex(opIndex_);
-    if (uses_) uses_->drain([](std::uint64_t) {});
-    allocator_->synchronize();
-    afterOp();
+    op([&] {
+        if (uses_) uses_->drain([](std::uint64_t) {});
+        allocator_->synchronize();
+    });
 }
 
 void TorchDevice::emptyCache() {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    allocator_->setOpIndex(opIndex_);
-    if (uses_) uses_->drain([](std::uint64_t) {});
-    allocator_->emptyCache();
-    afterOp();
+    op([&] {
+        if (uses_) uses_->drain([](std::uint64_t) {});
+        allocator_->emptyCache();
+    });
 }
 
 void TorchDevice::setMemoryFraction(double fraction) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    allocator_->setOpIndex(opIndex_);
-    allocator_->setMemoryFraction(fraction);
-    afterOp();
+    op([&] { allocator_->setMemoryFraction(fraction); });
 }
 
 void TorchDevice::resetPeakStats() {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    allocator_->setOpIndex(opIndex_);
-    allocator_->resetPeakStats();
-    afterOp();
+    op([&] { allocator_->resetPeakStats(); });
 }
 
 void TorchDevice::resetAccumulatedStats() {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    allocator_->setOpIndex(opIndex_);
-    allocator_->resetAccumulatedStats();
-    afterOp();
+    op([&] { allocator_->resetAccumulatedStats(); });
 }
 
 std::string TorchDevice::statsJson() {

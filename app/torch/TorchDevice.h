@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -58,6 +59,21 @@ public:
 
 private:
     void onEvent(const alloc::Event& event) override;
+    // One program op: under the device's mutex, the allocator stamps its events with the op's
+    // index, then the stats are synced to the recorder and the index moves on.
+    template <class Fn>
+    auto op(Fn&& fn) {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        allocator_->setOpIndex(opIndex_);
+        if constexpr (std::is_void_v<decltype(fn())>) {
+            fn();
+            afterOp();
+        } else {
+            auto result = fn();
+            afterOp();
+            return result;
+        }
+    }
     void afterOp();
     void completeFinishedFrees();
 
