@@ -63,9 +63,9 @@ RunRow readRun(SqliteStatement& s) {
     row.info.memoryFraction = s.columnDouble(7);
     const std::string status = s.columnText(8);
     // "recording" in a file we only read: the recording stopped without finishing (a crash, a
-    // kill, a power cut), or runs in another process right now; either way not complete.
+    // kill, a power cut), or runs in another process right now; either way not complete
+    // (RunProgress tells the two apart for a reader that watches the run grow).
     row.status = status == "complete" ? RunStatus::Complete : RunStatus::Interrupted;
-    row.openRecording = status == "recording";
     row.createdAt = s.columnText(9);
     row.eventCount = static_cast<std::uint64_t>(s.columnInt(10));
     row.divergence = s.columnText(11);

@@ -89,11 +89,6 @@ struct RunRow {
     int number = 0;  // from 1, in creation order
     RunInfo info;
     RunStatus status = RunStatus::Complete;
-    // The row still says "recording" (status reads Interrupted then): a recorder is appending to
-    // the run right now (liballocscope_torch in a running process: its committed batches are
-    // readable, eventCount grows), or one was killed and left it so. A live view follows the run
-    // while this holds and eventCount grows.
-    bool openRecording = false;
     std::string createdAt;
     std::uint64_t eventCount = 0;
     std::string divergence;              // import: how the replay differed from the recording

@@ -16,6 +16,7 @@
 #include "allocator/core/CachingAllocator.h"
 #include "allocator/device/SimulatedDevice.h"
 #include "app/cli/StatsJson.h"
+#include "storage/session/RunProgress.h"
 #include "storage/session/SessionReader.h"
 #include "tests/FileBytes.h"
 #include "tests/torch/AbiOpSequence.h"
@@ -97,9 +98,13 @@ int scenario(const std::string& name) {
         // A reader while the run is recorded: the committed batches, the run still open.
         const std::uint64_t mid = waitForCommittedEvents(api.sessionPath());
         // Closed before the writer closes: the last connection to go removes the -wal file.
-        const storage::RunRow row = storage::SessionReader(api.sessionPath()).runs().at(0);
-        std::printf("mid %llu %d %d\n", static_cast<unsigned long long>(mid), row.openRecording ? 1 : 0,
-                    row.status == storage::RunStatus::Complete ? 1 : 0);
+        {
+            storage::SessionReader midReader(api.sessionPath());
+            const storage::RunRow row = midReader.runs().at(0);
+            const bool open = !storage::RunProgress::read(midReader, row.number).ended;
+            std::printf("mid %llu %d %d\n", static_cast<unsigned long long>(mid), open ? 1 : 0,
+                        row.status == storage::RunStatus::Complete ? 1 : 0);
+        }
         testing::playAbiOps(target, kOpsRecorded / 2, 39);
         if (api.finish() != 0 || api.finish() != 0) return std::fprintf(stderr, "%s\n", api.lastError()), 2;
         std::printf("session %s\n", api.sessionPath());
@@ -225,7 +230,7 @@ private slots:
         QCOMPARE(runs.size(), std::size_t{1});
         const storage::RunRow& run = runs.front();
         QCOMPARE(run.status, storage::RunStatus::Complete);
-        QVERIFY(!run.openRecording);
+        QVERIFY(storage::RunProgress::read(reader, run.number).ended);
         QCOMPARE(run.eventCount, direct.sink.total());
         std::uint64_t stored = 0;
         reader.forEachChunk(run.number, 0, run.eventCount, [&](std::uint64_t, const std::vector<alloc::Event>& events) {
@@ -249,7 +254,7 @@ private slots:
         storage::SessionReader reader(path);
         const storage::RunRow run = reader.runs().at(0);
         QCOMPARE(run.status, storage::RunStatus::Interrupted);
-        QVERIFY(run.openRecording);
+        QVERIFY(!storage::RunProgress::read(reader, run.number).ended);  // still says "recording"
         QVERIFY(run.eventCount > 0);
     }
 
