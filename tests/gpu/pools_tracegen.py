@@ -44,6 +44,24 @@ Programs:
   graph_stream_pools    captures on a stream of the program's own (stream=s) that also runs eager
                         work: g1 and g2 each with a pool of their own, eager allocations on s, then g3
                         into g2's pool; g1 deleted and empty_cache(), then the rest
+  graphed_callables     torch.cuda.make_graphed_callables on two MLP halves (one pool shared by their
+                        forward and backward graphs), 8 training steps with eager SGD and side
+                        allocations; then the callables are deleted, empty_cache(), a last allocation
+  graph_reset           g captured, replayed with side allocations, g.reset() (its pool becomes
+                        freeable), eager allocations, g captured again (a new pool), replays,
+                        empty_cache() with g alive, then g deleted and empty_cache()
+  capture_fork          a capture that forks to a second stream and joins back (the fork's
+                        allocations go to the capture's pool); eager work on that stream between
+                        replays; the graph deleted, empty_cache()
+  compile_shapes        torch.compile(mode="reduce-overhead") on an MLP, inference at three batch
+                        sizes, each twice (graph trees record one graph per shape in one pool), then
+                        the first size again
+  mempool_retry         under set_per_process_memory_fraction(300 MiB / total): a MemPool holds free
+                        cached segments while eager allocations retry and one OOMs; the pool deleted,
+                        the allocation retried
+  record_stream_capture tensors used on a side stream (record_stream) freed while their kernels are
+                        queued, then a capture: __enter__'s empty_cache() completes the pending frees;
+                        inside the capture a tensor recorded on another stream is freed too
 """
 import json, os, random, subprocess, sys, threading, time
 from concurrent.futures import ThreadPoolExecutor
@@ -66,6 +84,11 @@ JOBS = [  # slow ones first
 # The second held-out set (tests/data/pools-heldout2): `--programs` picks them.
 JOBS += [(p, c) for p in ("three_graphs_shared", "mempool_twice", "graph_stream_pools")
          for c in ("default", "expandable")]
+
+# The third held-out set (tests/data/pools-heldout3).
+JOBS += [(p, c) for p in ("compile_shapes", "graphed_callables", "graph_reset", "capture_fork",
+                          "mempool_retry", "record_stream_capture")
+         for c in ("default", "expandable", "msplit128")]
 
 
 def finish(torch, base, info, t0):
@@ -378,6 +401,202 @@ def p_graph_stream_pools(torch, dev, rng, info):
     return keep, eager, a, b
 
 
+def p_graphed_callables(torch, dev, rng, info):
+    nn = torch.nn
+    a = nn.Sequential(nn.Linear(512, 2048), nn.GELU(), nn.Linear(2048, 1024)).to(dev)
+    b = nn.Sequential(nn.Linear(1024, 1024), nn.GELU(), nn.Linear(1024, 256)).to(dev)
+    x = torch.randn(128, 512, device=dev, requires_grad=True)
+    h = torch.randn(128, 1024, device=dev, requires_grad=True)
+    ga, gb = torch.cuda.make_graphed_callables((a, b), ((x,), (h,)))
+    opt = torch.optim.SGD(list(a.parameters()) + list(b.parameters()), lr=1e-3)
+    losses, keep = [], []
+    for step in range(8):
+        inp = torch.randn(128, 512, device=dev, requires_grad=True)
+        loss = gb(ga(inp)).square().mean()
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        losses.append(float(loss.item()))
+        keep.append(torch.empty(rng.randint(1, 30) * MB, dtype=torch.uint8, device=dev))
+        if len(keep) > 3:
+            keep.pop(rng.randrange(len(keep)))
+        del loss, inp
+    del ga, gb
+    import gc
+    gc.collect()
+    torch.cuda.empty_cache()
+    keep.append(torch.empty(6 * MB, dtype=torch.uint8, device=dev))
+    info["program_result"] = {"losses": losses}
+    return keep, a, b, opt
+
+
+def p_graph_reset(torch, dev, rng, info):
+    nn = torch.nn
+    m = nn.Sequential(nn.Linear(1024, 3072), nn.GELU(), nn.Linear(3072, 1024)).to(dev)
+    x = torch.randn(256, 1024, device=dev)
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s), torch.no_grad():
+        for _ in range(2):
+            m(x)
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    keep, sums = [], []
+    with torch.no_grad():
+        with torch.cuda.graph(g):
+            y = m(x)
+        for i in range(4):
+            g.replay()
+            sums.append(float(y.sum().item()))
+            keep.append(torch.empty(rng.randint(1, 25) * MB, dtype=torch.uint8, device=dev))
+        del y
+        g.reset()
+        keep += [torch.empty(rng.randint(2, 12) * MB, dtype=torch.uint8, device=dev) for _ in range(3)]
+        keep.pop(0)
+        with torch.cuda.graph(g):
+            y = m(x * 2)
+        for i in range(4):
+            g.replay()
+            sums.append(float(y.sum().item()))
+            keep.append(torch.empty(rng.randint(1, 25) * MB, dtype=torch.uint8, device=dev))
+            keep.pop(0)
+    torch.cuda.empty_cache()
+    keep.append(torch.empty(3 * MB, dtype=torch.uint8, device=dev))
+    del g, y
+    torch.cuda.empty_cache()
+    keep.append(torch.empty(5 * MB, dtype=torch.uint8, device=dev))
+    info["program_result"] = {"sums": sums}
+    return keep, m, x
+
+
+def p_capture_fork(torch, dev, rng, info):
+    nn = torch.nn
+    a = nn.Sequential(nn.Linear(1024, 2048), nn.GELU(), nn.Linear(2048, 1024)).to(dev)
+    b = nn.Sequential(nn.Linear(1024, 4096), nn.GELU(), nn.Linear(4096, 1024)).to(dev)
+    x = torch.randn(192, 1024, device=dev)
+    s, s2 = torch.cuda.Stream(), torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s), torch.no_grad():
+        for _ in range(2):
+            a(x) + b(x)
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.no_grad():
+        with torch.cuda.graph(g):
+            cap = torch.cuda.current_stream()
+            s2.wait_stream(cap)
+            with torch.cuda.stream(s2):
+                yb = b(x)
+            ya = a(x)
+            cap.wait_stream(s2)
+            y = ya + yb
+    keep, sums = [], []
+    for i in range(6):
+        x.copy_(torch.randn(192, 1024, device=dev))
+        g.replay()
+        sums.append(float(y.sum().item()))
+        s2.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s2):
+            t = torch.empty(rng.randint(1, 20) * MB, dtype=torch.uint8, device=dev)
+            keep.append(t * 1)
+            del t
+        torch.cuda.current_stream().wait_stream(s2)
+        if len(keep) > 3:
+            keep.pop(0)
+    torch.cuda.synchronize()
+    del g, y, ya, yb
+    torch.cuda.empty_cache()
+    keep.append(torch.empty(4 * MB, dtype=torch.uint8, device=dev))
+    info["program_result"] = {"sums": sums}
+    return keep, a, b, x
+
+
+def p_compile_shapes(torch, dev, rng, info):
+    nn = torch.nn
+    m = nn.Sequential(nn.Linear(512, 2048), nn.GELU(), nn.Linear(2048, 2048), nn.GELU(),
+                      nn.Linear(2048, 512)).to(dev).eval()
+    f = torch.compile(m, mode="reduce-overhead", dynamic=False)
+    vals = []
+    with torch.no_grad():
+        for bsz in (64, 64, 256, 256, 1024, 1024, 64):
+            torch.compiler.cudagraph_mark_step_begin()
+            out = f(torch.randn(bsz, 512, device=dev))
+            vals.append(float(out.float().mean().item()))
+            del out
+    info["program_result"] = {"values": vals}
+    return m, f
+
+
+def p_mempool_retry(torch, dev, rng, info):
+    import gc
+    pool = torch.cuda.MemPool()
+    with torch.cuda.use_mem_pool(pool):
+        held = [torch.empty(rng.randint(20, 60) * MB, dtype=torch.uint8, device=dev) for _ in range(4)]
+    del held[:3]  # the pool's segments stay cached: a retry does not release a live MemPool's
+    eager, ooms = [], 0
+    for i in range(8):
+        try:
+            eager.append(torch.empty(rng.randint(30, 90) * MB, dtype=torch.uint8, device=dev))
+            if len(eager) > 2:
+                eager.pop(0)
+        except torch.OutOfMemoryError:
+            ooms += 1
+    try:
+        eager.append(torch.empty(200 * MB, dtype=torch.uint8, device=dev))
+    except torch.OutOfMemoryError:
+        ooms += 1
+        del held
+        del pool
+        gc.collect()
+        try:
+            eager.append(torch.empty(200 * MB, dtype=torch.uint8, device=dev))
+        except torch.OutOfMemoryError:
+            ooms += 1
+    info["program_result"] = {"ooms_caught": ooms}
+    return eager
+
+
+def p_record_stream_capture(torch, dev, rng, info):
+    nn = torch.nn
+    m = nn.Sequential(nn.Linear(1024, 2048), nn.GELU(), nn.Linear(2048, 1024)).to(dev)
+    x = torch.randn(256, 1024, device=dev)
+    side = torch.cuda.Stream()
+    with torch.no_grad():
+        for i in range(3):
+            t = torch.empty(rng.randint(2, 16) * MB, dtype=torch.uint8, device=dev)
+            side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(side):
+                torch.cuda._sleep(20_000_000)
+                t.add_(1)
+            t.record_stream(side)
+            del t  # pending until side's work ends
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            m(x)
+        torch.cuda.current_stream().wait_stream(s)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            cap = torch.cuda.current_stream()
+            u = torch.empty(3 * MB, dtype=torch.uint8, device=dev)
+            side.wait_stream(cap)
+            with torch.cuda.stream(side):
+                u.add_(1)
+            u.record_stream(side)
+            cap.wait_stream(side)
+            del u
+            y = m(x)
+    keep = []
+    for i in range(4):
+        g.replay()
+        keep.append(torch.empty(rng.randint(1, 10) * MB, dtype=torch.uint8, device=dev))
+    torch.cuda.synchronize()
+    del g, y
+    torch.cuda.empty_cache()
+    keep.append(torch.empty(2 * MB, dtype=torch.uint8, device=dev))
+    return keep, m, x
+
+
 def child(program, cfgname, out):
     t0 = time.time()
     import torch
@@ -386,8 +605,8 @@ def child(program, cfgname, out):
     dev = torch.device("cuda")
     props = torch.cuda.get_device_properties(0)
     frac = None
-    if program == "cudagraph_train_frac":
-        frac = (400 * MB) / props.total_memory
+    if program in ("cudagraph_train_frac", "mempool_retry"):
+        frac = (400 if program == "cudagraph_train_frac" else 300) * MB / props.total_memory
         torch.cuda.set_per_process_memory_fraction(frac, 0)
     torch.cuda.memory._record_memory_history(max_entries=1000000, stacks="python")
     info = {
