@@ -292,9 +292,24 @@ PoolId ReplayRun::beginRoute(std::size_t entry, const RecordedEntry& e, bool& gu
     // it too). Its __enter__ calls empty_cache() first; with nothing cached to release the trace
     // shows nothing of it, but PyTorch counts it (num_sync_all_streams). A capture whose
     // capture_begin allocated starts there, and its first private-pool allocation starts nothing.
+    // A private-pool allocation on a stream no capture began on, into the pool of a capture open
+    // on another stream, is that capture's fork (its stream waited on the capturing one): the
+    // capture began where its capture_begin ran, and no empty_cache() comes with the fork.
+    const bool fork = stream != 0 && !inBegin && !pool.isDefault() && !captureStreams_.contains(stream) &&
+                      captureOpenElsewhere(stream, pool);
+    if (fork) forkStreams_.insert(stream);
+    // Work on the legacy default stream while a capture is underway would invalidate it (that
+    // stream synchronizes with every other), so an allocation there means the captures before it
+    // ended: the next private-pool allocation on a capture stream, into the same pool as its last,
+    // starts another capture (graphed_callables: each backward capture follows the empty_like of
+    // its static grad outputs on the default stream). Not under torch.compile's graph trees: they
+    // also run a function eagerly in its pool (warm-up), which is no capture.
+    if (stream == 0) defaultStreamSince_.insert(captureStreams_.begin(), captureStreams_.end());
+    const bool afterDefaultStream = !pool.isDefault() && defaultStreamSince_.erase(stream) > 0 && !inGraphTrees(e.stackId);
     bool& begun = captureBegun_[stream];
     const auto [last, fresh] = lastPoolOnStream_.try_emplace(stream, pool);
-    bool captureStarts = stream != 0 && !pool.isDefault() && (fresh || last->second != pool) && !begun;
+    bool captureStarts = stream != 0 && !pool.isDefault() && (fresh || last->second != pool || afterDefaultStream) &&
+                         !begun && !fork && !forkStreams_.contains(stream);
     last->second = pool;
     if (inBegin) {
         captureStarts = !begun;
@@ -302,6 +317,7 @@ PoolId ReplayRun::beginRoute(std::size_t entry, const RecordedEntry& e, bool& gu
     } else if (!pool.isDefault()) {
         begun = false;
     }
+    if (inBegin || captureStarts) captureStreams_.insert(stream);
     if (captureStarts && pool.isDefault() && !emptyCacheThisStep_) {
         push(Op::simple(OpKind::EmptyCache));
         allocator_->emptyCache();
@@ -340,9 +356,19 @@ std::optional<PoolId> ReplayRun::capturePrior(std::size_t entry, StreamId stream
     if (stream == 0 || routing_ == nullptr) return std::nullopt;
     auto last = lastPoolOnStream_.find(stream);
     const bool privateBefore = last != lastPoolOnStream_.end() && !last->second.isDefault();
+    // A stream that is not a capture's own but may be a fork of one: it also runs eager work
+    // (capture_fork: eager allocations on the fork stream between replays), so what it allocated
+    // before says nothing of this request. Only a later allocation the snapshot places does.
+    if (!captureStreams_.contains(stream) && (forkStreams_.contains(stream) || captureOpenElsewhere(stream, std::nullopt))) {
+        return knownPoolLater(entry, stream);
+    }
     if (privateBefore && last->second != kInferredPool) return last->second;
     auto begun = captureBegun_.find(stream);
     if (!privateBefore && (begun == captureBegun_.end() || !begun->second)) return std::nullopt;
+    return knownPoolLater(entry, stream).value_or(kInferredPool);
+}
+
+std::optional<PoolId> ReplayRun::knownPoolLater(std::size_t entry, StreamId stream) const {
     constexpr std::size_t kLookAhead = 4096;
     const std::size_t end = std::min<std::size_t>(trace_.entries.size(), entry + kLookAhead);
     for (std::size_t i = entry + 1; i < end; ++i) {
@@ -350,7 +376,18 @@ std::optional<PoolId> ReplayRun::capturePrior(std::size_t entry, StreamId stream
         if (later.action != EventAction::Alloc || trace_.stream(later) != stream) continue;
         if (std::optional<PoolId> known = routing_->knownPoolAt(i, later.address)) return known;
     }
-    return kInferredPool;
+    return std::nullopt;
+}
+
+bool ReplayRun::captureOpenElsewhere(StreamId stream, std::optional<PoolId> pool) const {
+    for (const StreamId other : captureStreams_) {
+        if (other == stream) continue;
+        auto begun = captureBegun_.find(other);
+        if (begun != captureBegun_.end() && begun->second) return true;
+        auto last = lastPoolOnStream_.find(other);
+        if (last != lastPoolOnStream_.end() && !last->second.isDefault() && (!pool || last->second == *pool)) return true;
+    }
+    return false;
 }
 
 bool ReplayRun::inCaptureBegin(std::uint32_t stackId) const {
@@ -371,6 +408,15 @@ bool ReplayRun::inGraphTreesRecording(std::uint32_t stackId) {
             break;
         }
     }
+    return it->second;
+}
+
+bool ReplayRun::inGraphTrees(std::uint32_t stackId) {
+    if (stackId == 0) return false;
+    auto [it, fresh] = graphTreesStacks_.try_emplace(stackId, false);
+    if (!fresh) return it->second;
+    const Stack& frames = trace_.stacks.stack(stackId);
+    it->second = std::any_of(frames.begin(), frames.end(), [](const Frame& f) { return endsWith(f.filename, "cudagraph_trees.py"); });
     return it->second;
 }
 
@@ -417,7 +463,10 @@ ReplayRun::PoolReleases ReplayRun::releasePoolsFreedIn(const TraceStep& step) {
 // (graph_pools_freeable: use_count 0). A recorded release of a private pool's segment in the step
 // of an allocation says that pool's owner was gone before it: release the pool, and the retry
 // frees what PyTorch's did. (With an explicit empty_cache() in the step instead, the variant
-// with the empty_cache() does the same through releasePoolsFreedIn.)
+// with the empty_cache() does the same through releasePoolsFreedIn.) A release whose Python stack
+// is neither an empty_cache() nor the allocation's own (mempool_retry: `del pool` in an OOM
+// handler, then the allocation tried again) was a MemPool's destructor: it calls emptyCache(its
+// id), a sync of its own, before the allocation; a retry's releases carry the allocation's stack.
 void ReplayRun::releaseRetriedPools(const TraceStep& step) {
     const std::size_t last = step.program == kNoEntry ? step.end : step.program;
     for (std::size_t i = step.begin; i < last; ++i) {
@@ -427,6 +476,10 @@ void ReplayRun::releaseRetriedPools(const TraceStep& step) {
         if (!pool || pool->isDefault() || createdPools_.erase(*pool) == 0) continue;
         push(Op::pool(OpKind::ReleasePool, *pool));
         allocator_->releasePool(*pool);
+        if (PoolRouting::releasedByPoolOwner(trace_, i)) {
+            push(Op::pool(OpKind::EmptyCache, *pool));
+            allocator_->emptyCache(*pool);
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 // Issue 36's rules for private pools, each on a minimal hand-made trace and on the recordings that
-// showed it (tests/data/pools-heldout2, H200, torch 2.11), and the syncs no trace entry shows.
+// showed it (tests/data/pools-heldout2 and pools-heldout3, H200, torch 2.11), and the syncs no
+// trace entry shows.
 //
 // PyTorch 2.11 counts num_sync_all_streams in synchronize_and_free_events, which runs in
 // release_cached_blocks: torch.cuda.empty_cache() (emptyCache({0,0}): one per device), a MemPool's
@@ -119,16 +120,30 @@ private slots:
         QCOMPARE(result.stats.num_sync_all_streams, std::int64_t{3});
     }
 
-    // The recordings of both rules: exact on every key, num_sync_all_streams included.
-    void heldout2_data() {
+    // The recordings of the rules: exact on every key, num_sync_all_streams included.
+    // pools-heldout2: a capture on the program's own stream starts a pool; a MemPool's destructor.
+    // pools-heldout3: capture_fork (a stream the capture forked to joins it: its allocations go to
+    // the capture's pool and start no capture, and its eager work between replays is the default
+    // pool's); mempool_retry (`del pool` in an OOM handler: the destructor's emptyCache(id) syncs
+    // before the retried allocation's own retry); compile_shapes (graph trees, three shapes in one
+    // pool); record_stream_capture (pending frees completed by a capture's empty_cache()).
+    void heldout_data() {
+        QTest::addColumn<QString>("folder");
         QTest::addColumn<QString>("name");
         for (const char* name : {"graph_stream_pools__default", "mempool_twice__default", "mempool_twice__expandable"}) {
-            QTest::newRow(name) << QString(name);
+            QTest::newRow(name) << QString("pools-heldout2") << QString(name);
+        }
+        for (const char* program : {"capture_fork", "mempool_retry", "compile_shapes", "record_stream_capture"}) {
+            for (const char* config : {"default", "expandable", "msplit128"}) {
+                const QString name = QString("%1__%2").arg(program, config);
+                QTest::newRow(qPrintable(name)) << QString("pools-heldout3") << name;
+            }
         }
     }
-    void heldout2() {
+    void heldout() {
+        QFETCH(QString, folder);
         QFETCH(QString, name);
-        const QString dir = QString::fromLocal8Bit(qgetenv("ALLOCSCOPE_TEST_DATA")) + "/pools-heldout2";
+        const QString dir = QString::fromLocal8Bit(qgetenv("ALLOCSCOPE_TEST_DATA")) + "/" + folder;
         const replaytest::GroundTruth truth = replaytest::loadGroundTruth(name, dir);
         QVERIFY2(truth.loaded, "cannot read the ground-truth JSON");
         const alloc::RecordedTrace trace = storage::importTraceFile((dir + "/" + name + ".pickle").toStdString()).front();
@@ -154,10 +169,26 @@ private slots:
         QTest::newRow("mempool_generation__expandable") << "pools-heldout" << "mempool_generation__expandable" << 1;
         // The last empty_cache() (line 156 of the recorder): every expandable page already unmapped.
         QTest::newRow("cudagraph_train_frac__expandable") << "pools-heldout" << "cudagraph_train_frac__expandable" << 1;
-        // g2's __enter__, and the last empty_cache() (the loop variable still holds g3);
-        // expandable: g3's __enter__ too (its side tensor fitted in mapped pages).
+        // g2's __enter__, and the last empty_cache() (the loop variable still holds g3). With
+        // expandable segments g3's __enter__ released nothing either (its side tensor fitted in
+        // mapped pages), but the side tensor's allocation on the default stream ended g2's capture,
+        // so g3's capture into the same pool starts there (3 hidden without that rule).
         QTest::newRow("three_graphs_shared__default") << "pools-heldout2" << "three_graphs_shared__default" << 2;
-        QTest::newRow("three_graphs_shared__expandable") << "pools-heldout2" << "three_graphs_shared__expandable" << 3;
+        QTest::newRow("three_graphs_shared__expandable") << "pools-heldout2" << "three_graphs_shared__expandable" << 2;
+        // The empty_cache() with the re-captured graph alive: its pool is not freeable, and the
+        // default pool had no whole free segment.
+        for (const char* config : {"default", "expandable", "msplit128"}) {
+            const QString name = QString("graph_reset__%1").arg(config);
+            QTest::newRow(qPrintable(name)) << "pools-heldout3" << name << 1;
+        }
+        // make_graphed_callables captures both forwards into one pool on one stream with nothing
+        // between them: the second forward's __enter__ shows nowhere. The second backward's shows
+        // by the default-stream allocation of its static grad outputs before it (one capture had
+        // to end there): without that rule these would be short by 2.
+        for (const char* config : {"default", "expandable", "msplit128"}) {
+            const QString name = QString("graphed_callables__%1").arg(config);
+            QTest::newRow(qPrintable(name)) << "pools-heldout3" << name << 1;
+        }
     }
     void syncsWithoutEvidence() {
         QFETCH(QString, folder);
