@@ -45,14 +45,26 @@ PoolRouting::PoolRouting(const RecordedTrace& trace) {
 // no final segment names its pool; its destructor's releases still say which segments were its.
 // Such a range is the pool's from the first entry after the last release over it (the segment's
 // creation, or the first map of an expandable range) to the owner's release. The pool id is not
-// in the trace: the inferred pool's stands for it.
+// in the trace: an inferred id stands for it. One destructor releases its pool's segments in one
+// run of releases; releases with program events between them are other destructors' (mempool_nested:
+// the inner pool deleted first, the outer later), and each run gets an inferred pool of its own.
 void PoolRouting::addOwnerReleases(const RecordedTrace& trace) {
     if (trace.stacks.size() <= 1) return;  // no stacks: no pass over a big trace's entries
+    std::uint64_t owners = 0;
+    std::optional<std::size_t> previous;  // the last owner release
+    PoolId pool = kInferredPool;
     for (std::size_t i = 0; i < trace.entries.size(); ++i) {
         const RecordedEntry& e = trace.entries[i];
         if ((e.action != EventAction::SegmentFree && e.action != EventAction::SegmentUnmap) || !releasedByPoolOwner(trace, i)) {
             continue;
         }
+        bool sameRun = previous.has_value();
+        for (std::size_t j = previous.value_or(i) + 1; sameRun && j < i; ++j) {
+            const EventAction a = trace.entries[j].action;
+            sameRun = a == EventAction::SegmentFree || a == EventAction::SegmentUnmap;
+        }
+        if (previous && !sameRun) pool = PoolId{kInferredPool.first, kInferredPool.second + ++owners};
+        previous = i;
         std::size_t since = 0;
         for (std::size_t j = i; j-- > 0;) {
             const RecordedEntry& before = trace.entries[j];
@@ -62,7 +74,7 @@ void PoolRouting::addOwnerReleases(const RecordedTrace& trace) {
                 break;
             }
         }
-        known_.push_back({e.address, e.size, kInferredPool, since, i});
+        known_.push_back({e.address, e.size, pool, since, i});
     }
 }
 

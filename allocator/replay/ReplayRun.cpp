@@ -295,8 +295,11 @@ PoolId ReplayRun::beginRoute(std::size_t entry, const RecordedEntry& e, bool& gu
     // A private-pool allocation on a stream no capture began on, into the pool of a capture open
     // on another stream, is that capture's fork (its stream waited on the capturing one): the
     // capture began where its capture_begin ran, and no empty_cache() comes with the fork.
+    // A capture of its own on this stream into the other's pool (two_stream_captures: g2 on s2
+    // with pool=g1.pool(), g1 captured on s1) looks the same until the other stream allocates
+    // into the pool again, which only a capture still underway there can do.
     const bool fork = stream != 0 && !inBegin && !pool.isDefault() && !captureStreams_.contains(stream) &&
-                      captureOpenElsewhere(stream, pool);
+                      (forkStreams_.contains(stream) || (captureOpenElsewhere(stream, pool) && captureGoesOn(entry, stream, pool)));
     if (fork) forkStreams_.insert(stream);
     // Work on the legacy default stream while a capture is underway would invalidate it (that
     // stream synchronizes with every other), so an allocation there means the captures before it
@@ -377,6 +380,22 @@ std::optional<PoolId> ReplayRun::knownPoolLater(std::size_t entry, StreamId stre
         if (std::optional<PoolId> known = routing_->knownPoolAt(i, later.address)) return known;
     }
     return std::nullopt;
+}
+
+bool ReplayRun::captureGoesOn(std::size_t entry, StreamId stream, PoolId pool) const {
+    constexpr std::size_t kLookAhead = 4096;
+    const std::size_t end = std::min<std::size_t>(trace_.entries.size(), entry + kLookAhead);
+    for (std::size_t i = entry + 1; i < end; ++i) {
+        const RecordedEntry& later = trace_.entries[i];
+        if (later.action != EventAction::Alloc) continue;
+        const StreamId on = trace_.stream(later);
+        if (on == 0) return false;  // the default stream: every capture before it ended
+        if (on == stream || !captureStreams_.contains(on)) continue;
+        auto last = lastPoolOnStream_.find(on);
+        auto begun = captureBegun_.find(on);
+        if ((last != lastPoolOnStream_.end() && last->second == pool) || (begun != captureBegun_.end() && begun->second)) return true;
+    }
+    return false;
 }
 
 bool ReplayRun::captureOpenElsewhere(StreamId stream, std::optional<PoolId> pool) const {

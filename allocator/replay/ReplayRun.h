@@ -130,6 +130,9 @@ private:
     // A capture is open on another stream: it began there and has allocated into `pool` since
     // (any pool when unset), or its capture_begin allocated and nothing since.
     bool captureOpenElsewhere(StreamId stream, std::optional<PoolId> pool) const;
+    // After `entry`, a capture stream other than `stream` that allocated into `pool` (or whose
+    // capture_begin just ran) allocates again before the default stream does.
+    bool captureGoesOn(std::size_t entry, StreamId stream, PoolId pool) const;
     // The allocation's Python stack runs inside torch.cuda.graph's capture_begin.
     bool inCaptureBegin(std::uint32_t stackId) const;
     // The allocation's Python stack runs inside torch.compile graph trees' capture of a function.

@@ -62,6 +62,15 @@ Programs:
   record_stream_capture tensors used on a side stream (record_stream) freed while their kernels are
                         queued, then a capture: __enter__'s empty_cache() completes the pending frees;
                         inside the capture a tensor recorded on another stream is freed too
+  two_stream_captures   g1 captured on a stream s1 of the program's own, g2 on s2 into g1's pool, g3
+                        on s2 with a pool of its own; eager work on s1 and s2 between replays; g1
+                        deleted, empty_cache(), then the rest
+  graphed_single        make_graphed_callables on one module (a forward and a backward capture), 6
+                        training steps with side allocations, then deleted and empty_cache()
+  mempool_nested        two MemPools, the second's use_mem_pool scope inside the first's; the inner
+                        pool deleted first with a tensor of it alive, empty_cache(), then the outer
+  compile_train_shapes  torch.compile(mode="reduce-overhead") training of an MLP (eager AdamW) at two
+                        batch sizes, alternating, 6 steps
 """
 import json, os, random, subprocess, sys, threading, time
 from concurrent.futures import ThreadPoolExecutor
@@ -88,6 +97,10 @@ JOBS += [(p, c) for p in ("three_graphs_shared", "mempool_twice", "graph_stream_
 # The third held-out set (tests/data/pools-heldout3).
 JOBS += [(p, c) for p in ("compile_shapes", "graphed_callables", "graph_reset", "capture_fork",
                           "mempool_retry", "record_stream_capture")
+         for c in ("default", "expandable", "msplit128")]
+
+# The fourth held-out set (tests/data/pools-heldout4).
+JOBS += [(p, c) for p in ("compile_train_shapes", "two_stream_captures", "graphed_single", "mempool_nested")
          for c in ("default", "expandable", "msplit128")]
 
 
@@ -595,6 +608,119 @@ def p_record_stream_capture(torch, dev, rng, info):
     torch.cuda.empty_cache()
     keep.append(torch.empty(2 * MB, dtype=torch.uint8, device=dev))
     return keep, m, x
+
+
+def p_two_stream_captures(torch, dev, rng, info):
+    nn = torch.nn
+    a = nn.Sequential(nn.Linear(1024, 2048), nn.GELU(), nn.Linear(2048, 1024)).to(dev)
+    b = nn.Sequential(nn.Linear(1024, 3072), nn.GELU(), nn.Linear(3072, 1024)).to(dev)
+    x = torch.randn(160, 1024, device=dev)
+    s1, s2 = torch.cuda.Stream(), torch.cuda.Stream()
+    for s in (s1, s2):
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s), torch.no_grad():
+            b(a(x))
+        torch.cuda.current_stream().wait_stream(s)
+    g1, g2, g3 = torch.cuda.CUDAGraph(), torch.cuda.CUDAGraph(), torch.cuda.CUDAGraph()
+    with torch.no_grad():
+        with torch.cuda.graph(g1, stream=s1):
+            y1 = a(x)
+        with torch.cuda.graph(g2, pool=g1.pool(), stream=s2):
+            y2 = b(y1)
+        side = torch.empty(rng.randint(2, 9) * MB, dtype=torch.uint8, device=dev)
+        with torch.cuda.graph(g3, stream=s2):
+            y3 = a(x * 3)
+    keep = [side]
+    for i in range(5):
+        x.copy_(torch.randn(160, 1024, device=dev))
+        g1.replay(); g2.replay(); g3.replay()
+        for s in (s1, s2):
+            s.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(s):
+                keep.append(torch.empty(rng.randint(1, 12) * MB, dtype=torch.uint8, device=dev) + 1)
+            torch.cuda.current_stream().wait_stream(s)
+        if len(keep) > 5:
+            keep.pop(1)
+    torch.cuda.synchronize()
+    del g1
+    torch.cuda.empty_cache()
+    keep.append(torch.empty(3 * MB, dtype=torch.uint8, device=dev))
+    del g2, g3, y1, y2, y3
+    torch.cuda.empty_cache()
+    keep.append(torch.empty(5 * MB, dtype=torch.uint8, device=dev))
+    return keep, a, b, x
+
+
+def p_graphed_single(torch, dev, rng, info):
+    nn = torch.nn
+    m = nn.Sequential(nn.Linear(512, 2048), nn.GELU(), nn.Linear(2048, 512)).to(dev)
+    x = torch.randn(96, 512, device=dev, requires_grad=True)
+    gm = torch.cuda.make_graphed_callables(m, (x,))
+    opt = torch.optim.SGD(m.parameters(), lr=1e-3)
+    keep, losses = [], []
+    for step in range(6):
+        inp = torch.randn(96, 512, device=dev, requires_grad=True)
+        loss = gm(inp).square().mean()
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        losses.append(float(loss.item()))
+        keep.append(torch.empty(rng.randint(1, 24) * MB, dtype=torch.uint8, device=dev))
+        if len(keep) > 2:
+            keep.pop(0)
+        del loss, inp
+    del gm
+    import gc
+    gc.collect()
+    torch.cuda.empty_cache()
+    keep.append(torch.empty(4 * MB, dtype=torch.uint8, device=dev))
+    info["program_result"] = {"losses": losses}
+    return keep, m, opt
+
+
+def p_mempool_nested(torch, dev, rng, info):
+    import gc
+    outer, inner = torch.cuda.MemPool(), torch.cuda.MemPool()
+    with torch.cuda.use_mem_pool(outer):
+        a = [torch.empty(rng.randint(1, 10) * MB, dtype=torch.uint8, device=dev) for _ in range(4)]
+        with torch.cuda.use_mem_pool(inner):
+            b = [torch.empty(rng.randint(1, 10) * MB, dtype=torch.uint8, device=dev) for _ in range(4)]
+            bs = torch.empty(2000, device=dev)
+        a.append(torch.empty(rng.randint(1, 10) * MB, dtype=torch.uint8, device=dev))
+    eager = [torch.empty(rng.randint(1, 20) * MB, dtype=torch.uint8, device=dev) for _ in range(3)]
+    lives = b.pop()
+    del b, bs
+    del inner
+    gc.collect()
+    eager.append(torch.empty(6 * MB, dtype=torch.uint8, device=dev))
+    del lives
+    torch.cuda.empty_cache()
+    eager.append(torch.empty(7 * MB, dtype=torch.uint8, device=dev))
+    del a[1:]
+    del outer
+    gc.collect()
+    torch.cuda.empty_cache()
+    eager.append(torch.empty(2 * MB, dtype=torch.uint8, device=dev))
+    return eager, a
+
+
+def p_compile_train_shapes(torch, dev, rng, info):
+    nn = torch.nn
+    m = nn.Sequential(nn.Linear(512, 2048), nn.GELU(), nn.Linear(2048, 512)).to(dev)
+    f = torch.compile(m, mode="reduce-overhead", dynamic=False)
+    opt = torch.optim.AdamW(m.parameters(), lr=1e-3)
+    vals = []
+    for bsz in (64, 128, 64, 128, 64, 128):
+        torch.compiler.cudagraph_mark_step_begin()
+        x = torch.randn(bsz, 512, device=dev)
+        loss = f(x).square().mean()
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        vals.append(float(loss.item()))
+        del loss, x
+    info["program_result"] = {"values": vals}
+    return m, f, opt
 
 
 def child(program, cfgname, out):

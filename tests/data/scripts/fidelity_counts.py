@@ -9,7 +9,8 @@ ground-truth P.json beside it, where there is one, unless --no-flags), every dev
 counted; a replay is exact when its verdict line says so. Where P.json holds PyTorch's
 memory_stats the replay's statistics are compared key by key too, and the keys that differ are
 named. Standard library only. Default folders: the shared traces, tests/data/replay,
-tests/data/pools, pools-heldout, pools-heldout2, pools-heldout3, tests/data/oom and ../shared/field-snapshots.
+tests/data/pools, pools-heldout, pools-heldout2, pools-heldout3, pools-heldout4,
+tests/data/oom and ../shared/field-snapshots.
 """
 import glob
 import json
@@ -21,7 +22,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.dirname(HERE)
 # ../shared/field-snapshots beside the checkout, where present (other people's files).
-DEFAULT = ["traces", "replay", "pools", "pools-heldout", "pools-heldout2", "pools-heldout3", "oom",
+DEFAULT = ["traces", "replay", "pools", "pools-heldout", "pools-heldout2", "pools-heldout3",
+           "pools-heldout4", "oom",
            os.path.join(DATA, "..", "..", "..", "shared", "field-snapshots")]
 
 
