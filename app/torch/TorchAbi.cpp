@@ -66,11 +66,12 @@ void* allocscope_malloc(size_t size, int device, void* stream) {
         // Outside the device's lock: the frames are read under the GIL, not under our mutex.
         const allocscope::alloc::Stack stack =
             runtime.pythonFrames() ? allocscope::torchabi::PythonFrames::capture() : allocscope::alloc::Stack{};
-        const auto address = d.malloc(size, addressOf(stream), stack);
-        if (address) {
-            out = reinterpret_cast<void*>(static_cast<std::uintptr_t>(*address));
+        // The OOM text comes with the failure, taken under the device's lock: this thread's own.
+        const auto result = d.malloc(size, addressOf(stream), stack);
+        if (result.address) {
+            out = reinterpret_cast<void*>(static_cast<std::uintptr_t>(*result.address));
         } else if (size > 0) {
-            setError(d.lastOomMessage());
+            setError(result.oomMessage);
         }
     });
     if (!out && size > 0 && gOomRaises.load(std::memory_order_relaxed)) throw std::runtime_error(tLastError);

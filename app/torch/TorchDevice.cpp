@@ -66,13 +66,15 @@ void TorchDevice::completeFinishedFrees() {
     }
 }
 
-std::optional<std::uint64_t> TorchDevice::malloc(std::uint64_t size, alloc::StreamId stream, const alloc::Stack& stack) {
+TorchDevice::Malloc TorchDevice::malloc(std::uint64_t size, alloc::StreamId stream,
+                                        const alloc::Stack& stack) {
     return op([&] {
         completeFinishedFrees();
         const std::uint32_t stackId = stack.empty() ? 0 : stacks_.intern(stack);
-        const std::optional<std::uint64_t> address = allocator_->malloc(size, stream, stackId);
-        if (address && uses_) uses_->allocated(*address, stream);
-        return address;
+        Malloc result{allocator_->malloc(size, stream, stackId), {}};
+        if (result.address && uses_) uses_->allocated(*result.address, stream);
+        if (!result.address && size > 0) result.oomMessage = allocator_->lastOom().message;
+        return result;
     });
 }
 
@@ -126,11 +128,6 @@ std::string TorchDevice::statsJson() {
 std::string TorchDevice::memorySummary() {
     const std::lock_guard<std::mutex> lock(mutex_);
     return allocator_->memorySummary(index_);
-}
-
-std::string TorchDevice::lastOomMessage() {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    return allocator_->lastOom().message;
 }
 
 void TorchDevice::finishRecording() {

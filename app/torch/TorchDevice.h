@@ -40,8 +40,14 @@ public:
     TorchDevice(const TorchDevice&) = delete;
     TorchDevice& operator=(const TorchDevice&) = delete;
 
-    // nullopt after an OOM (the oom event is recorded).
-    std::optional<std::uint64_t> malloc(std::uint64_t size, alloc::StreamId stream, const alloc::Stack& stack);
+    // What a malloc gave: the block's address, or after an OOM nullopt and PyTorch's OOM text
+    // (the oom event is recorded). The text is copied under the same lock as the failure: read
+    // from the allocator afterwards, another thread's OOM in between could have replaced it.
+    struct Malloc {
+        std::optional<std::uint64_t> address;
+        std::string oomMessage;  // "" when allocated, and for size 0 (nullopt without an OOM)
+    };
+    Malloc malloc(std::uint64_t size, alloc::StreamId stream, const alloc::Stack& stack);
     bool free(std::uint64_t address);
     bool recordStream(std::uint64_t address, alloc::StreamId stream);
     void synchronize();
@@ -51,7 +57,6 @@ public:
     void resetAccumulatedStats();
     std::string statsJson();
     std::string memorySummary();
-    std::string lastOomMessage();
     // Ends this device's run (complete) and stops recording; the allocator keeps working.
     void finishRecording();
     // Why recording stopped early (the writer failed), "" otherwise.

@@ -38,7 +38,8 @@ extern "C" {
 
 /* PyTorch's alloc_fn: `size` requested bytes (rounded here as c10 rounds). NULL on OOM or error,
  * with allocscope_last_error() saying why (PyTorch 2.11 does not check: the tensor gets address 0),
- * or, after allocscope_set_oom_raises(1), a std::runtime_error with that text. */
+ * or, after allocscope_set_oom_raises(1), a std::runtime_error with that text. The text is this
+ * call's own failure, even while other threads run out of memory on the same device. */
 ALLOCSCOPE_TORCH_API void* allocscope_malloc(size_t size, int device, void* stream);
 /* PyTorch's free_fn. A block used on other streams (allocscope_record_stream) stays pending
  * until those streams have passed the free (checked before each malloc, as c10's

@@ -23,9 +23,12 @@ allocscope_package_check() (
     dpkg-deb -x "$deb" "$root" || fail "dpkg-deb cannot unpack $deb"
     local cli="$root/usr/bin/allocscope-cli" app="$root/usr/bin/allocscope"
     local lessons="$root/usr/share/allocscope/lessons"
+    # The torch library's private folder, below the multiarch one (resources/CMakeLists.txt says why).
+    local torch_lib
+    torch_lib="/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/allocscope/liballocscope_torch.so"
     for f in "$cli" "$app" "$lessons" "$root/usr/share/applications/allocscope.desktop" \
         "$root/usr/share/mime/packages/allocscope.xml" "$root/usr/share/icons/hicolor/48x48/apps/allocscope.png" \
-        "$root/usr/share/doc/allocscope/copyright" "$root/usr/lib/allocscope/liballocscope_torch.so" \
+        "$root/usr/share/doc/allocscope/copyright" "$root$torch_lib" \
         "$root/usr/lib/python3/dist-packages/allocscope_torch/__init__.py"; do
         [ -e "$f" ] || fail "the package lacks ${f#"$root"}"
     done
@@ -60,9 +63,18 @@ allocscope_package_check() (
     PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$root/usr/lib/python3/dist-packages" python3 -c '
 import sys
 from allocscope_torch import _library
-_library.load(sys.argv[1])
-assert "/usr/lib/allocscope/liballocscope_torch.so" in _library.candidates(), _library.candidates()
-' "$root/usr/lib/allocscope/liballocscope_torch.so" || fail "the packaged allocscope_torch cannot load its library"
+_library.load(sys.argv[1] + sys.argv[2])
+assert sys.argv[2] in _library.candidates(), _library.candidates()
+' "$root" "$torch_lib" || fail "the packaged allocscope_torch cannot load its library"
+    # No maintainer scripts (resources/CMakeLists.txt): CPack writes ldconfig calls into postinst
+    # and postrm as soon as a shared object lies in /usr/lib or in a folder right below it
+    # (lintian: maintscript-calls-ldconfig). The listing is read whole first: grep -q leaving
+    # early would make tar fail, and the pipeline with it.
+    local control
+    control="$(dpkg-deb --ctrl-tarfile "$deb" | tar -t)" || fail "dpkg-deb cannot read the control files of $deb"
+    if grep -qE '(postinst|postrm)$' <<<"$control"; then
+        fail "the package has maintainer scripts: $(tr '\n' ' ' <<<"$control")"
+    fi
 
     # The app, offscreen: its version, then the demo session shown and saved as a screenshot.
     "${env_run[@]}" "$app" --version || fail "allocscope --version failed"

@@ -203,9 +203,10 @@ print(json.dumps(out))
     }
 
     void aMissingLibrarySaysWhereItLooked() {
-        if (QFile::exists(QStringLiteral("/usr/lib/allocscope/liballocscope_torch.so"))) {
-            QSKIP("an installed liballocscope_torch.so would be found");
-        }
+        // The package's folder (below the multiarch triplet), then that of an install without one.
+        const QString packaged = QStringLiteral(ALLOCSCOPE_TORCH_PACKAGED_FILE);
+        const QString plain = QStringLiteral("/usr/lib/allocscope/liballocscope_torch.so");
+        if (QFile::exists(packaged) || QFile::exists(plain)) QSKIP("an installed liballocscope_torch.so would be found");
         // The package alone, away from any build tree.
         const QString package = dir_.filePath(QStringLiteral("alone/allocscope_torch"));
         QVERIFY(QDir().mkpath(package));
@@ -226,10 +227,11 @@ print(json.dumps(out))
         PythonRun run = runPython(body, dir_.filePath(QStringLiteral("alone")));
         QVERIFY2(run.exitCode == 0, qPrintable(why(run)));
         const QString searched = run.json.value(QStringLiteral("searched")).toString();
-        for (const QString& place : {QStringLiteral("looked in: ") + package + QStringLiteral("/liballocscope_torch.so"),
-                                     QStringLiteral("/usr/lib/allocscope/liballocscope_torch.so"), QStringLiteral("ALLOCSCOPE_TORCH_LIBRARY")}) {
+        for (const QString& place : {QStringLiteral("looked in: ") + package + QStringLiteral("/liballocscope_torch.so"), packaged,
+                                     plain, QStringLiteral("ALLOCSCOPE_TORCH_LIBRARY")}) {
             QVERIFY2(searched.contains(place), qPrintable(searched));
         }
+        if (packaged != plain) QVERIFY2(searched.indexOf(packaged) < searched.indexOf(plain), qPrintable(searched));
         QVERIFY2(!searched.contains(QStringLiteral("/build/")), qPrintable(searched));  // no source checkout around it
         QVERIFY(run.json.value(QStringLiteral("named")).toString().contains(
             QStringLiteral("library='/nonexistent/liballocscope_torch.so' does not exist")));

@@ -6,10 +6,18 @@ user) without torch: a library that is not found must say every place that was t
 import ctypes
 import glob
 import os
+import sysconfig
 
 LIBRARY_NAME = "liballocscope_torch.so"
 ENV_LIBRARY = "ALLOCSCOPE_TORCH_LIBRARY"
-INSTALLED_DIR = "/usr/lib/allocscope"
+# The Debian package's folder, /usr/lib/<triplet>/allocscope (resources/CMakeLists.txt says why
+# not /usr/lib/allocscope). The triplet is this python's (x86_64-linux-gnu): Debian builds its
+# python3 with the same one as the compiler that CMake takes the install folder from.
+_MULTIARCH = sysconfig.get_config_var("MULTIARCH") or ""
+INSTALLED_DIR = f"/usr/lib/{_MULTIARCH}/allocscope" if _MULTIARCH else "/usr/lib/allocscope"
+# Where an install without a triplet (CMAKE_LIBRARY_ARCHITECTURE empty) puts the library: searched
+# after INSTALLED_DIR, so that such an install is still found.
+PLAIN_INSTALLED_DIR = "/usr/lib/allocscope"
 
 # (name, restype, argtypes) of every function of the C ABI (app/torch/); ctypes would otherwise
 # pass Python ints as C int and truncate 64-bit pointers and sizes.
@@ -36,7 +44,8 @@ _SIGNATURES = [
 def candidates():
     """The places searched when neither library= nor ALLOCSCOPE_TORCH_LIBRARY names the file,
     in order: beside the package, the build trees of the source checkout the package sits in
-    (app/torch/python/allocscope_torch -> build/*/app/torch/), the Debian package's folder."""
+    (app/torch/python/allocscope_torch -> build/*/app/torch/), the Debian package's folder, the
+    folder of an install without a multiarch triplet."""
     here = os.path.dirname(os.path.abspath(__file__))
     places = [os.path.join(here, LIBRARY_NAME), os.path.join(os.path.dirname(here), LIBRARY_NAME)]
     root = os.path.abspath(os.path.join(here, "..", "..", "..", ".."))
@@ -46,6 +55,8 @@ def candidates():
         built = sorted(glob.glob(pattern), key=lambda p: os.path.getmtime(p), reverse=True)
         places += built if built else [pattern]
     places.append(os.path.join(INSTALLED_DIR, LIBRARY_NAME))
+    if PLAIN_INSTALLED_DIR != INSTALLED_DIR:
+        places.append(os.path.join(PLAIN_INSTALLED_DIR, LIBRARY_NAME))
     return places
 
 
