@@ -22,7 +22,16 @@ PoolRouting::PoolRouting(const RecordedTrace& trace) {
     const std::size_t finalPrivate = privateRanges_;
     addOwnerReleases(trace);
     privateRanges_ += known_.size() - finalRanges;
-    if (finalPrivate == 0) {
+    // A trace whose stacks show a torch.cuda.graph capture_begin has private pools even when none
+    // survived to the end (two_stream_captures: every graph deleted, then empty_cache()): its
+    // default-pool final segments still tell the eager work on a capture stream from a capture's.
+    bool captures = false;
+    for (std::uint32_t id = 1; id < trace.stacks.size() && !captures; ++id) {
+        for (const Frame& frame : trace.stacks.stack(id)) {
+            if (frame.name == "capture_begin" && std::string_view(frame.filename).ends_with("graphs.py")) captures = true;
+        }
+    }
+    if (finalPrivate == 0 && !captures) {
         // No private pool in the final segments: nothing is routed by them, not even the default.
         known_.erase(known_.begin(), known_.begin() + static_cast<std::ptrdiff_t>(finalRanges));
         return;

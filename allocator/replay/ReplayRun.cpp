@@ -362,8 +362,21 @@ std::optional<PoolId> ReplayRun::capturePrior(std::size_t entry, StreamId stream
     // A stream that is not a capture's own but may be a fork of one: it also runs eager work
     // (capture_fork: eager allocations on the fork stream between replays), so what it allocated
     // before says nothing of this request. Only a later allocation the snapshot places does.
-    if (!captureStreams_.contains(stream) && (forkStreams_.contains(stream) || captureOpenElsewhere(stream, std::nullopt))) {
-        return knownPoolLater(entry, stream);
+    // A stream no capture began on that allocates while a capture is open elsewhere is either
+    // that capture's fork or a capture of its own sharing the open one's pool (g2 on s2 with
+    // pool=g1.pool(), g1 on s1): either way the open capture's pool, where no later allocation
+    // tells otherwise (a capture with a pool of its own is found by flipping to a new pool).
+    if (!captureStreams_.contains(stream) && forkStreams_.contains(stream)) return knownPoolLater(entry, stream);
+    if (!captureStreams_.contains(stream) && captureOpenElsewhere(stream, std::nullopt)) {
+        if (std::optional<PoolId> known = knownPoolLater(entry, stream)) return known;
+        return openCapturePool(stream);
+    }
+    // The default stream allocated since this stream's last private-pool allocation: that
+    // capture ended, and the stream may run eager work now (two_stream_captures: eager work on
+    // s2 between replays of the graphs captured on it). A later allocation the snapshot places
+    // says which; without one, another capture into the same pool is taken (graphed_callables).
+    if (privateBefore && defaultStreamSince_.contains(stream)) {
+        if (std::optional<PoolId> known = knownPoolLater(entry, stream)) return known;
     }
     if (privateBefore && last->second != kInferredPool) return last->second;
     auto begun = captureBegun_.find(stream);
@@ -398,9 +411,18 @@ bool ReplayRun::captureGoesOn(std::size_t entry, StreamId stream, PoolId pool) c
     return false;
 }
 
+std::optional<PoolId> ReplayRun::openCapturePool(StreamId stream) const {
+    for (const StreamId other : captureStreams_) {
+        if (other == stream || defaultStreamSince_.contains(other)) continue;
+        auto last = lastPoolOnStream_.find(other);
+        if (last != lastPoolOnStream_.end() && !last->second.isDefault()) return last->second;
+    }
+    return std::nullopt;
+}
+
 bool ReplayRun::captureOpenElsewhere(StreamId stream, std::optional<PoolId> pool) const {
     for (const StreamId other : captureStreams_) {
-        if (other == stream) continue;
+        if (other == stream || defaultStreamSince_.contains(other)) continue;
         auto begun = captureBegun_.find(other);
         if (begun != captureBegun_.end() && begun->second) return true;
         auto last = lastPoolOnStream_.find(other);

@@ -128,8 +128,11 @@ private:
     // The first later allocation on `stream` whose pool the snapshot tells (within a window).
     std::optional<PoolId> knownPoolLater(std::size_t entry, StreamId stream) const;
     // A capture is open on another stream: it began there and has allocated into `pool` since
-    // (any pool when unset), or its capture_begin allocated and nothing since.
+    // (any pool when unset), or its capture_begin allocated and nothing since; and the default
+    // stream has not allocated since (no capture spans that).
     bool captureOpenElsewhere(StreamId stream, std::optional<PoolId> pool) const;
+    // The private pool of a capture open on another stream than `stream`, if one is.
+    std::optional<PoolId> openCapturePool(StreamId stream) const;
     // After `entry`, a capture stream other than `stream` that allocated into `pool` (or whose
     // capture_begin just ran) allocates again before the default stream does.
     bool captureGoesOn(std::size_t entry, StreamId stream, PoolId pool) const;

@@ -86,6 +86,31 @@ private slots:
         QCOMPARE(QString::fromStdString(h.check()), QString());
     }
 
+    // Two graphs' pools freed by one empty_cache(): c10 walks graph_pools_freeable, a hash map
+    // whose order ids cannot give a replay; the pools go in the order they became freeable (the
+    // order a replay learns from the recording), not by id: the newer graph's pool first here.
+    void freeablePoolsGoInTheOrderTheyWereReleased() {
+        constexpr PoolId kSecondGraph{2, 0};
+        Harness h;
+        std::uint64_t first = 0, second = 0;
+        for (const auto& [pool, address] : {std::pair{kGraphPool, &first}, std::pair{kSecondGraph, &second}}) {
+            h.allocator->beginAllocateToPool(pool, kCaptureStream, true);
+            *address = h.alloc(30 * MiB, kCaptureStream);
+            h.allocator->endAllocateToPool(pool);
+            QVERIFY(h.free(*address));
+        }
+        QVERIFY(h.allocator->releasePool(kSecondGraph));
+        QVERIFY(h.allocator->releasePool(kGraphPool));
+        const std::size_t mark = h.mark();
+        h.allocator->emptyCache();
+        std::vector<std::uint64_t> released;
+        for (const Event& e : h.since(mark)) {
+            if (e.action == EventAction::SegmentFree) released.push_back(e.address);
+        }
+        QCOMPARE(released, (std::vector<std::uint64_t>{second, first}));
+        QCOMPARE(QString::fromStdString(h.check()), QString());
+    }
+
     // MemPool's destructor: releasePool, then emptyCache(its id). That releases only this pool's
     // free segments (the default pool keeps its cache) and counts a sync; while the pool still has
     // a use it does nothing at all, not even the sync.

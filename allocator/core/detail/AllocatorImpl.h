@@ -165,6 +165,7 @@ public:
         bool capture = false;
     };
     std::map<PoolId, std::unique_ptr<detail::PrivatePool>> privatePools_;
+    std::uint64_t freeableCount_ = 0;  // pools made freeable so far (PrivatePool::freeableSince)
     std::vector<Routing> routings_;
     DeviceStats stats_;
     std::uint64_t totalAllocatedMemory_ = 0;  // cudaMalloc'd + mapped bytes

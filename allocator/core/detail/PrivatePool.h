@@ -29,6 +29,7 @@ struct PrivatePool {
     int useCount = 1;             // owners (graphs, the MemPool, active use_mem_pool contexts)
     std::uint64_t segments = 0;   // live segments and reservations (c10's cudaMalloc_count)
     bool freeable = false;        // use count reached 0: empty_cache() may release its segments
+    std::uint64_t freeableSince = 0;  // when it became freeable (Impl::freeableCount_), for the order
     BlockPool large;
     BlockPool small;
 };

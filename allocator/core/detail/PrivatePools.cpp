@@ -56,7 +56,10 @@ bool CachingAllocator::Impl::endAllocateToPool(PoolId id) {
 bool CachingAllocator::Impl::releasePool(PoolId id) {
     auto it = privatePools_.find(id);
     if (it == privatePools_.end() || it->second->useCount == 0) return false;
-    if (--it->second->useCount == 0) it->second->freeable = true;
+    if (--it->second->useCount == 0) {
+        it->second->freeable = true;
+        it->second->freeableSince = ++freeableCount_;
+    }
     return true;
 }
 
@@ -97,17 +100,20 @@ std::uint64_t CachingAllocator::Impl::privatePoolFreeBytes() const {
 }
 
 // The freeable pools' whole free segments go back to the driver (small, then large, as c10
-// does); a freeable pool that owns no segment any more is deleted.
+// does); a freeable pool that owns no segment any more is deleted. c10 walks graph_pools_freeable,
+// a hash map keyed by pool id, whose order no id of ours can reproduce (a replay's pools have
+// inferred ids): the pools go in the order they became freeable, which is the order a replay
+// learns from the recording's releases (two_stream_captures: g3's pool released before g1's).
 void CachingAllocator::Impl::releaseFreeablePools() {
-    for (auto it = privatePools_.begin(); it != privatePools_.end();) {
-        PrivatePool& pool = *it->second;
-        if (!pool.freeable) {
-            ++it;
-            continue;
-        }
-        releaseBlocks(pool.small);
-        releaseBlocks(pool.large);
-        it = pool.segments == 0 ? privatePools_.erase(it) : std::next(it);
+    std::vector<PrivatePool*> order;
+    for (const auto& [id, pool] : privatePools_) {
+        if (pool->freeable) order.push_back(pool.get());
+    }
+    std::sort(order.begin(), order.end(), [](const PrivatePool* a, const PrivatePool* b) { return a->freeableSince < b->freeableSince; });
+    for (PrivatePool* pool : order) {
+        releaseBlocks(pool->small);
+        releaseBlocks(pool->large);
+        if (pool->segments == 0) privatePools_.erase(pool->id);
     }
 }
 
