@@ -48,6 +48,64 @@ PoolRouting::PoolRouting(const RecordedTrace& trace) {
             if (e.address < range.address + range.size && range.address < e.address + e.size) range.since = i + 1;
         }
     }
+    joinOwnersToFinalPools(trace, finalRanges);
+}
+
+// A MemPool's destructor releases its pool's free segments; its live ones survive and the final
+// segments name the pool (graph_in_mempool: a capture into pool=MemPool().id keeps cuBLAS's
+// workspace there). A released segment that a capture made sits among that capture's other
+// allocations on its stream, which all go to the capture's one pool: where the allocation next to
+// its creation on that stream lies in a final segment of a MemPool, the destructor's run of
+// releases was that pool's, not a pool of its own. (Stream 0 says nothing: use_mem_pool scopes
+// route every stream, and nested scopes sit side by side there.)
+void PoolRouting::joinOwnersToFinalPools(const RecordedTrace& trace, std::size_t finalRanges) {
+    auto finalPoolAt = [&](std::size_t entry, std::uint64_t address) -> std::optional<PoolId> {
+        for (std::size_t r = 0; r < finalRanges; ++r) {
+            const KnownRange& range = known_[r];
+            if (range.pool.first == 0 && !range.pool.isDefault() && range.covers(entry, address)) return range.pool;
+        }
+        return std::nullopt;
+    };
+    constexpr std::size_t kWindow = 4096;
+    std::map<PoolId, std::optional<PoolId>> joined;  // an owner run's pool -> the final pool it is
+    for (std::size_t r = finalRanges; r < known_.size(); ++r) {
+        const KnownRange& range = known_[r];
+        const std::size_t until = std::min(range.until, trace.entries.size());
+        std::size_t made = until;
+        for (std::size_t i = range.since; i < until; ++i) {
+            const RecordedEntry& e = trace.entries[i];
+            if ((e.action == EventAction::SegmentAlloc || e.action == EventAction::SegmentMap) && e.address == range.address) {
+                made = i;
+                break;
+            }
+        }
+        if (made == until) continue;
+        const StreamId stream = trace.stream(trace.entries[made]);
+        if (stream == 0) continue;
+        std::optional<PoolId> found;
+        auto look = [&](std::size_t i) {
+            const RecordedEntry& e = trace.entries[i];
+            if (e.action != EventAction::Alloc || trace.stream(e) != stream) return false;
+            if (e.address >= range.address && e.address - range.address < range.size) return false;
+            found = finalPoolAt(i, e.address);
+            return true;  // the nearest allocation on the stream decides, found or not
+        };
+        for (std::size_t i = made; i-- > (made > kWindow ? made - kWindow : 0);) {
+            if (look(i)) break;
+        }
+        if (!found) {
+            for (std::size_t i = made + 1; i < std::min(until, made + kWindow); ++i) {
+                if (look(i)) break;
+            }
+        }
+        if (!found) continue;
+        auto [it, fresh] = joined.try_emplace(range.pool, found);
+        if (!fresh && it->second != found) it->second = PoolId{};  // disagreeing evidence: keep the run's own
+    }
+    for (KnownRange& range : known_) {
+        auto it = joined.find(range.pool);
+        if (it != joined.end() && it->second && !it->second->isDefault()) range.pool = *it->second;
+    }
 }
 
 // mempool_twice (tests/data/pools-heldout2): a MemPool whose segments are all gone by the end, so

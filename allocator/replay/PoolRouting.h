@@ -97,6 +97,7 @@ private:
         }
     };
     void addOwnerReleases(const RecordedTrace& trace);
+    void joinOwnersToFinalPools(const RecordedTrace& trace, std::size_t finalRanges);
     std::vector<KnownRange> known_;         // final segments (private pools first), owners' releases
     std::size_t privateRanges_ = 0;         // known_'s ranges of private pools
     std::map<std::size_t, PoolId> forced_;  // flipped guesses (or a what-if's fixed routing)

@@ -487,6 +487,7 @@ ReplayRun::PoolReleases ReplayRun::releasePoolsFreedIn(const TraceStep& step) {
         if (!TraceSteps::isRelease(e.action)) continue;
         const std::optional<PoolId> pool = allocator_->poolOfAddress(e.address);
         const bool byOwner = pool && !pool->isDefault() && inEmptyCacheCall(e.stackId) == false;
+        if (byOwner && !out.others) out.ownersFirst = true;
         if (!byOwner) out.others = true;
         if (!pool || pool->isDefault() || createdPools_.erase(*pool) == 0) continue;
         if (byOwner) {
@@ -538,13 +539,17 @@ void ReplayRun::runStep(std::size_t k, const TraceStep& step, bool withEmptyCach
     capture_->events.clear();
     emptyCacheThisStep_ = withEmptyCache;
     if (withEmptyCache) {
-        PoolReleases released{{}, true};
+        PoolReleases released{{}, true, false};
         if (routing_ != nullptr) released = releasePoolsFreedIn(step);
-        // Only pools their owners released went: no torch.cuda.empty_cache() call did it.
-        if (released.others || released.byOwner.empty()) {
+        // Only pools their owners released went: no torch.cuda.empty_cache() call did it. Where
+        // both did, the recording's order says which came first (graph_in_mempool: `del pool`,
+        // then torch.cuda.empty_cache(); mempool_twice the other way).
+        const bool explicitCall = released.others || released.byOwner.empty();
+        auto explicitEmptyCache = [&] {
             out.programOp = push(Op::simple(OpKind::EmptyCache));
             allocator_->emptyCache();
-        }
+        };
+        if (explicitCall && !released.ownersFirst) explicitEmptyCache();
         for (const PoolId pool : released.byOwner) {
             push(Op::pool(OpKind::ReleasePool, pool));
             allocator_->releasePool(pool);
@@ -552,6 +557,7 @@ void ReplayRun::runStep(std::size_t k, const TraceStep& step, bool withEmptyCach
             if (!released.others && pool == released.byOwner.front()) out.programOp = op;
             allocator_->emptyCache(pool);
         }
+        if (explicitCall && released.ownersFirst) explicitEmptyCache();
     } else if (routing_ != nullptr && step.program != kNoEntry) {
         releaseRetriedPools(step);
     }

@@ -119,6 +119,7 @@ private:
     struct PoolReleases {
         std::vector<PoolId> byOwner;  // pools whose owner released them itself: emptyCache(id)
         bool others = false;          // a segment went with an explicit (or default) empty_cache()
+        bool ownersFirst = false;     // the step's first release was an owner's (del pool; empty_cache())
     };
     PoolReleases releasePoolsFreedIn(const TraceStep& step);
     // The private pools whose segments an allocation's retry released in `step`: released first.

@@ -71,6 +71,17 @@ Programs:
                         pool deleted first with a tensor of it alive, empty_cache(), then the outer
   compile_train_shapes  torch.compile(mode="reduce-overhead") training of an MLP (eager AdamW) at two
                         batch sizes, alternating, 6 steps
+  compile_many_shapes   torch.compile(mode="reduce-overhead") inference of an MLP at seven batch
+                        sizes, then the first three again (graph trees record one graph per shape)
+  graph_in_mempool      a capture into a user MemPool (pool=MemPool().id), eager use_mem_pool
+                        allocations into the same pool between replays; the graph deleted, then
+                        the pool, empty_cache()
+  capture_fork_two      a capture forking to two streams s2 and s3 and joining back; eager work on
+                        s2 and s3 between replays
+  graph_retry           under set_per_process_memory_fraction(350 MiB / total): a graph and a live
+                        MemPool both holding free cached segments; the graph deleted, eager
+                        allocations that need the retry (which frees the graph's pool, not the
+                        MemPool's)
 """
 import json, os, random, subprocess, sys, threading, time
 from concurrent.futures import ThreadPoolExecutor
@@ -101,6 +112,10 @@ JOBS += [(p, c) for p in ("compile_shapes", "graphed_callables", "graph_reset", 
 
 # The fourth held-out set (tests/data/pools-heldout4).
 JOBS += [(p, c) for p in ("compile_train_shapes", "two_stream_captures", "graphed_single", "mempool_nested")
+         for c in ("default", "expandable", "msplit128")]
+
+# The fifth held-out set (tests/data/pools-heldout5).
+JOBS += [(p, c) for p in ("compile_many_shapes", "graph_in_mempool", "capture_fork_two", "graph_retry")
          for c in ("default", "expandable", "msplit128")]
 
 
@@ -723,6 +738,129 @@ def p_compile_train_shapes(torch, dev, rng, info):
     return m, f, opt
 
 
+def p_compile_many_shapes(torch, dev, rng, info):
+    nn = torch.nn
+    m = nn.Sequential(nn.Linear(256, 1024), nn.GELU(), nn.Linear(1024, 256)).to(dev).eval()
+    f = torch.compile(m, mode="reduce-overhead", dynamic=False)
+    vals = []
+    with torch.no_grad():
+        for bsz in (16, 48, 96, 200, 333, 512, 1000, 16, 48, 96):
+            torch.compiler.cudagraph_mark_step_begin()
+            out = f(torch.randn(bsz, 256, device=dev))
+            vals.append(float(out.float().mean().item()))
+            del out
+    info["program_result"] = {"values": vals}
+    return m, f
+
+
+def p_graph_in_mempool(torch, dev, rng, info):
+    import gc
+    nn = torch.nn
+    m = nn.Sequential(nn.Linear(1024, 2048), nn.GELU(), nn.Linear(2048, 1024)).to(dev)
+    x = torch.randn(128, 1024, device=dev)
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s), torch.no_grad():
+        m(x)
+    torch.cuda.current_stream().wait_stream(s)
+    pool = torch.cuda.MemPool()
+    g = torch.cuda.CUDAGraph()
+    with torch.no_grad(), torch.cuda.graph(g, pool=pool.id):
+        y = m(x)
+    keep, sums = [], []
+    for i in range(5):
+        g.replay()
+        sums.append(float(y.sum().item()))
+        with torch.cuda.use_mem_pool(pool):
+            keep.append(torch.empty(rng.randint(1, 12) * MB, dtype=torch.uint8, device=dev))
+        keep.append(torch.empty(rng.randint(1, 12) * MB, dtype=torch.uint8, device=dev))
+        if len(keep) > 4:
+            keep.pop(0)
+    del g, y
+    gc.collect()
+    torch.cuda.empty_cache()
+    keep.append(torch.empty(3 * MB, dtype=torch.uint8, device=dev))
+    del keep[:]
+    del pool
+    gc.collect()
+    torch.cuda.empty_cache()
+    last = torch.empty(5 * MB, dtype=torch.uint8, device=dev)
+    info["program_result"] = {"sums": sums}
+    return last, m, x
+
+
+def p_capture_fork_two(torch, dev, rng, info):
+    nn = torch.nn
+    a = nn.Sequential(nn.Linear(1024, 2048), nn.GELU(), nn.Linear(2048, 1024)).to(dev)
+    b = nn.Sequential(nn.Linear(1024, 3072), nn.GELU(), nn.Linear(3072, 1024)).to(dev)
+    c = nn.Sequential(nn.Linear(1024, 1536), nn.GELU(), nn.Linear(1536, 1024)).to(dev)
+    x = torch.randn(160, 1024, device=dev)
+    s, s2, s3 = torch.cuda.Stream(), torch.cuda.Stream(), torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s), torch.no_grad():
+        a(x) + b(x) + c(x)
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.no_grad():
+        with torch.cuda.graph(g):
+            cap = torch.cuda.current_stream()
+            s2.wait_stream(cap)
+            s3.wait_stream(cap)
+            with torch.cuda.stream(s2):
+                yb = b(x)
+            with torch.cuda.stream(s3):
+                yc = c(x)
+            ya = a(x)
+            cap.wait_stream(s2)
+            cap.wait_stream(s3)
+            y = ya + yb + yc
+    keep = []
+    for i in range(5):
+        g.replay()
+        for st in (s2, s3):
+            st.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(st):
+                keep.append(torch.empty(rng.randint(1, 16) * MB, dtype=torch.uint8, device=dev) * 1)
+            torch.cuda.current_stream().wait_stream(st)
+        if len(keep) > 4:
+            keep.pop(0)
+    torch.cuda.synchronize()
+    del g, y, ya, yb, yc
+    torch.cuda.empty_cache()
+    keep.append(torch.empty(4 * MB, dtype=torch.uint8, device=dev))
+    return keep, a, b, c, x
+
+
+def p_graph_retry(torch, dev, rng, info):
+    nn = torch.nn
+    m = nn.Sequential(nn.Linear(1024, 4096), nn.GELU(), nn.Linear(4096, 1024)).to(dev)
+    x = torch.randn(512, 1024, device=dev)
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s), torch.no_grad():
+        m(x)
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.no_grad(), torch.cuda.graph(g):
+        y = m(x)
+    pool = torch.cuda.MemPool()
+    with torch.cuda.use_mem_pool(pool):
+        held = [torch.empty(rng.randint(10, 30) * MB, dtype=torch.uint8, device=dev) for _ in range(3)]
+    del held[:2]
+    g.replay()
+    del g, y
+    eager, ooms = [], 0
+    for i in range(8):
+        try:
+            eager.append(torch.empty(rng.randint(20, 70) * MB, dtype=torch.uint8, device=dev))
+            if len(eager) > 3:
+                eager.pop(0)
+        except torch.OutOfMemoryError:
+            ooms += 1
+    info["program_result"] = {"ooms_caught": ooms}
+    return eager, held, pool, m, x
+
+
 def child(program, cfgname, out):
     t0 = time.time()
     import torch
@@ -731,8 +869,9 @@ def child(program, cfgname, out):
     dev = torch.device("cuda")
     props = torch.cuda.get_device_properties(0)
     frac = None
-    if program in ("cudagraph_train_frac", "mempool_retry"):
-        frac = (400 if program == "cudagraph_train_frac" else 300) * MB / props.total_memory
+    fractions = {"cudagraph_train_frac": 400, "mempool_retry": 300, "graph_retry": 350}
+    if program in fractions:
+        frac = fractions[program] * MB / props.total_memory
         torch.cuda.set_per_process_memory_fraction(frac, 0)
     torch.cuda.memory._record_memory_history(max_entries=1000000, stacks="python")
     info = {

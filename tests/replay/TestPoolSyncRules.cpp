@@ -153,6 +153,16 @@ private slots:
             }
         }
         QTest::newRow("mempool_nested__expandable") << QString("pools-heldout4") << QString("mempool_nested__expandable");
+        // pools-heldout5: graph trees at ten shapes; a capture into a user MemPool (its destructor's
+        // run of releases is that pool's, told by the capture's allocations beside a released
+        // segment; `del pool` released before the empty_cache() after it); a capture forking to
+        // two streams; a graph's pool freed by an allocation's retry while a MemPool keeps its own.
+        for (const char* program : {"compile_many_shapes", "graph_in_mempool", "capture_fork_two", "graph_retry"}) {
+            for (const char* config : {"default", "expandable", "msplit128"}) {
+                const QString name = QString("%1__%2").arg(program, config);
+                QTest::newRow(qPrintable(name)) << QString("pools-heldout5") << name;
+            }
+        }
     }
 
     void heldout() {
