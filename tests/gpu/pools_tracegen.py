@@ -82,6 +82,16 @@ Programs:
                         MemPool both holding free cached segments; the graph deleted, eager
                         allocations that need the retry (which frees the graph's pool, not the
                         MemPool's)
+  graph_reset_shared    g1 and g2 captured into one pool; g1.reset() (the pool keeps g2's use),
+                        empty_cache(); then g2.reset(), eager allocations, empty_cache()
+  mempool_use_on_oom    under set_per_process_memory_fraction(300 MiB / total): a
+                        MemPool(use_on_oom=True) holding free cached blocks that default-pool
+                        allocations fall back to when they would OOM
+  capture_record_fork   inside a capture, a tensor of the capture stream used on a forked stream
+                        (record_stream) and freed before the join; eager record_stream frees after
+  empty_cache_in_scope  torch.cuda.empty_cache() called inside a use_mem_pool scope, with free
+                        blocks in the MemPool and the default pool; then outside it, then after
+                        the pool is deleted
 """
 import json, os, random, subprocess, sys, threading, time
 from concurrent.futures import ThreadPoolExecutor
@@ -116,6 +126,10 @@ JOBS += [(p, c) for p in ("compile_train_shapes", "two_stream_captures", "graphe
 
 # The fifth held-out set (tests/data/pools-heldout5).
 JOBS += [(p, c) for p in ("compile_many_shapes", "graph_in_mempool", "capture_fork_two", "graph_retry")
+         for c in ("default", "expandable", "msplit128")]
+
+# The sixth held-out set (tests/data/pools-heldout6).
+JOBS += [(p, c) for p in ("graph_reset_shared", "mempool_use_on_oom", "capture_record_fork", "empty_cache_in_scope")
          for c in ("default", "expandable", "msplit128")]
 
 
@@ -429,6 +443,17 @@ def p_graph_stream_pools(torch, dev, rng, info):
     return keep, eager, a, b
 
 
+def warm_up(torch, fn, times=1):
+    """Runs fn on a side stream of its own, under no_grad, as PyTorch's CUDA-graph notes ask before
+    a capture (cuBLAS handles and workspaces, lazy initialisation), then joins it back."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s), torch.no_grad():
+        for _ in range(times):
+            fn()
+    torch.cuda.current_stream().wait_stream(s)
+
+
 def p_graphed_callables(torch, dev, rng, info):
     nn = torch.nn
     a = nn.Sequential(nn.Linear(512, 2048), nn.GELU(), nn.Linear(2048, 1024)).to(dev)
@@ -462,12 +487,7 @@ def p_graph_reset(torch, dev, rng, info):
     nn = torch.nn
     m = nn.Sequential(nn.Linear(1024, 3072), nn.GELU(), nn.Linear(3072, 1024)).to(dev)
     x = torch.randn(256, 1024, device=dev)
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s), torch.no_grad():
-        for _ in range(2):
-            m(x)
-    torch.cuda.current_stream().wait_stream(s)
+    warm_up(torch, lambda: m(x), times=2)
     g = torch.cuda.CUDAGraph()
     keep, sums = [], []
     with torch.no_grad():
@@ -502,12 +522,8 @@ def p_capture_fork(torch, dev, rng, info):
     a = nn.Sequential(nn.Linear(1024, 2048), nn.GELU(), nn.Linear(2048, 1024)).to(dev)
     b = nn.Sequential(nn.Linear(1024, 4096), nn.GELU(), nn.Linear(4096, 1024)).to(dev)
     x = torch.randn(192, 1024, device=dev)
-    s, s2 = torch.cuda.Stream(), torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s), torch.no_grad():
-        for _ in range(2):
-            a(x) + b(x)
-    torch.cuda.current_stream().wait_stream(s)
+    s2 = torch.cuda.Stream()
+    warm_up(torch, lambda: a(x) + b(x), times=2)
     g = torch.cuda.CUDAGraph()
     with torch.no_grad():
         with torch.cuda.graph(g):
@@ -539,20 +555,26 @@ def p_capture_fork(torch, dev, rng, info):
     return keep, a, b, x
 
 
-def p_compile_shapes(torch, dev, rng, info):
-    nn = torch.nn
-    m = nn.Sequential(nn.Linear(512, 2048), nn.GELU(), nn.Linear(2048, 2048), nn.GELU(),
-                      nn.Linear(2048, 512)).to(dev).eval()
+def compiled_inference(torch, dev, info, m, width, sizes):
+    """torch.compile(mode="reduce-overhead") inference of m at each batch size in turn (graph trees
+    record one graph per shape, all in one pool)."""
     f = torch.compile(m, mode="reduce-overhead", dynamic=False)
     vals = []
     with torch.no_grad():
-        for bsz in (64, 64, 256, 256, 1024, 1024, 64):
+        for bsz in sizes:
             torch.compiler.cudagraph_mark_step_begin()
-            out = f(torch.randn(bsz, 512, device=dev))
+            out = f(torch.randn(bsz, width, device=dev))
             vals.append(float(out.float().mean().item()))
             del out
     info["program_result"] = {"values": vals}
     return m, f
+
+
+def p_compile_shapes(torch, dev, rng, info):
+    nn = torch.nn
+    m = nn.Sequential(nn.Linear(512, 2048), nn.GELU(), nn.Linear(2048, 2048), nn.GELU(),
+                      nn.Linear(2048, 512)).to(dev).eval()
+    return compiled_inference(torch, dev, info, m, 512, (64, 64, 256, 256, 1024, 1024, 64))
 
 
 def p_mempool_retry(torch, dev, rng, info):
@@ -741,16 +763,7 @@ def p_compile_train_shapes(torch, dev, rng, info):
 def p_compile_many_shapes(torch, dev, rng, info):
     nn = torch.nn
     m = nn.Sequential(nn.Linear(256, 1024), nn.GELU(), nn.Linear(1024, 256)).to(dev).eval()
-    f = torch.compile(m, mode="reduce-overhead", dynamic=False)
-    vals = []
-    with torch.no_grad():
-        for bsz in (16, 48, 96, 200, 333, 512, 1000, 16, 48, 96):
-            torch.compiler.cudagraph_mark_step_begin()
-            out = f(torch.randn(bsz, 256, device=dev))
-            vals.append(float(out.float().mean().item()))
-            del out
-    info["program_result"] = {"values": vals}
-    return m, f
+    return compiled_inference(torch, dev, info, m, 256, (16, 48, 96, 200, 333, 512, 1000, 16, 48, 96))
 
 
 def p_graph_in_mempool(torch, dev, rng, info):
@@ -758,11 +771,7 @@ def p_graph_in_mempool(torch, dev, rng, info):
     nn = torch.nn
     m = nn.Sequential(nn.Linear(1024, 2048), nn.GELU(), nn.Linear(2048, 1024)).to(dev)
     x = torch.randn(128, 1024, device=dev)
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s), torch.no_grad():
-        m(x)
-    torch.cuda.current_stream().wait_stream(s)
+    warm_up(torch, lambda: m(x))
     pool = torch.cuda.MemPool()
     g = torch.cuda.CUDAGraph()
     with torch.no_grad(), torch.cuda.graph(g, pool=pool.id):
@@ -795,11 +804,8 @@ def p_capture_fork_two(torch, dev, rng, info):
     b = nn.Sequential(nn.Linear(1024, 3072), nn.GELU(), nn.Linear(3072, 1024)).to(dev)
     c = nn.Sequential(nn.Linear(1024, 1536), nn.GELU(), nn.Linear(1536, 1024)).to(dev)
     x = torch.randn(160, 1024, device=dev)
-    s, s2, s3 = torch.cuda.Stream(), torch.cuda.Stream(), torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s), torch.no_grad():
-        a(x) + b(x) + c(x)
-    torch.cuda.current_stream().wait_stream(s)
+    s2, s3 = torch.cuda.Stream(), torch.cuda.Stream()
+    warm_up(torch, lambda: a(x) + b(x) + c(x))
     g = torch.cuda.CUDAGraph()
     with torch.no_grad():
         with torch.cuda.graph(g):
@@ -835,11 +841,7 @@ def p_graph_retry(torch, dev, rng, info):
     nn = torch.nn
     m = nn.Sequential(nn.Linear(1024, 4096), nn.GELU(), nn.Linear(4096, 1024)).to(dev)
     x = torch.randn(512, 1024, device=dev)
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s), torch.no_grad():
-        m(x)
-    torch.cuda.current_stream().wait_stream(s)
+    warm_up(torch, lambda: m(x))
     g = torch.cuda.CUDAGraph()
     with torch.no_grad(), torch.cuda.graph(g):
         y = m(x)
@@ -861,6 +863,116 @@ def p_graph_retry(torch, dev, rng, info):
     return eager, held, pool, m, x
 
 
+def p_graph_reset_shared(torch, dev, rng, info):
+    nn = torch.nn
+    a = nn.Sequential(nn.Linear(1024, 2048), nn.GELU(), nn.Linear(2048, 1024)).to(dev)
+    b = nn.Sequential(nn.Linear(1024, 3072), nn.GELU(), nn.Linear(3072, 1024)).to(dev)
+    x = torch.randn(192, 1024, device=dev)
+    warm_up(torch, lambda: b(a(x)), times=2)
+    g1, g2 = torch.cuda.CUDAGraph(), torch.cuda.CUDAGraph()
+    with torch.no_grad():
+        with torch.cuda.graph(g1):
+            h = a(x)
+        side = torch.empty(rng.randint(2, 8) * MB, dtype=torch.uint8, device=dev)
+        with torch.cuda.graph(g2, pool=g1.pool()):
+            y = b(h)
+    keep = [side]
+    for i in range(4):
+        g1.replay(); g2.replay()
+        keep.append(torch.empty(rng.randint(1, 20) * MB, dtype=torch.uint8, device=dev))
+    del h
+    g1.reset()
+    torch.cuda.empty_cache()
+    keep.append(torch.empty(6 * MB, dtype=torch.uint8, device=dev))
+    for i in range(2):
+        g2.replay()
+    del y
+    g2.reset()
+    keep += [torch.empty(rng.randint(1, 30) * MB, dtype=torch.uint8, device=dev) for _ in range(3)]
+    torch.cuda.empty_cache()
+    keep.append(torch.empty(2 * MB, dtype=torch.uint8, device=dev))
+    return keep, a, b, x
+
+
+def p_mempool_use_on_oom(torch, dev, rng, info):
+    try:
+        pool = torch.cuda.MemPool(use_on_oom=True)
+    except TypeError as e:
+        info["program_result"] = {"skipped": str(e)}
+        return []
+    with torch.cuda.use_mem_pool(pool):
+        held = [torch.empty(rng.randint(20, 50) * MB, dtype=torch.uint8, device=dev) for _ in range(4)]
+    del held[:3]
+    eager, ooms = [], 0
+    for i in range(10):
+        try:
+            eager.append(torch.empty(rng.randint(20, 80) * MB, dtype=torch.uint8, device=dev))
+            if len(eager) > 3:
+                eager.pop(rng.randrange(len(eager)))
+        except torch.OutOfMemoryError:
+            ooms += 1
+    info["program_result"] = {"ooms_caught": ooms}
+    return eager, held, pool
+
+
+def p_capture_record_fork(torch, dev, rng, info):
+    nn = torch.nn
+    m = nn.Sequential(nn.Linear(1024, 2048), nn.GELU(), nn.Linear(2048, 1024)).to(dev)
+    x = torch.randn(160, 1024, device=dev)
+    s2 = torch.cuda.Stream()
+    warm_up(torch, lambda: m(x))
+    g = torch.cuda.CUDAGraph()
+    with torch.no_grad():
+        with torch.cuda.graph(g):
+            cap = torch.cuda.current_stream()
+            u = m(x)
+            s2.wait_stream(cap)
+            with torch.cuda.stream(s2):
+                v = u * 2
+            u.record_stream(s2)
+            del u
+            w = torch.empty(2 * MB, dtype=torch.uint8, device=dev)
+            cap.wait_stream(s2)
+            y = v + 1
+            del w
+    keep = []
+    for i in range(4):
+        g.replay()
+        t = torch.empty(rng.randint(1, 12) * MB, dtype=torch.uint8, device=dev)
+        s2.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s2):
+            t.add_(1)
+        t.record_stream(s2)
+        del t
+        keep.append(torch.empty(rng.randint(1, 8) * MB, dtype=torch.uint8, device=dev))
+    torch.cuda.synchronize()
+    del g, y, v
+    torch.cuda.empty_cache()
+    keep.append(torch.empty(3 * MB, dtype=torch.uint8, device=dev))
+    return keep, m, x
+
+
+def p_empty_cache_in_scope(torch, dev, rng, info):
+    import gc
+    pool = torch.cuda.MemPool()
+    eager = [torch.empty(rng.randint(2, 20) * MB, dtype=torch.uint8, device=dev) for _ in range(3)]
+    with torch.cuda.use_mem_pool(pool):
+        a = [torch.empty(rng.randint(2, 20) * MB, dtype=torch.uint8, device=dev) for _ in range(3)]
+        del a[0]
+        del eager[0]
+        torch.cuda.empty_cache()
+        a.append(torch.empty(5 * MB, dtype=torch.uint8, device=dev))
+    del a[0]
+    torch.cuda.empty_cache()
+    eager.append(torch.empty(4 * MB, dtype=torch.uint8, device=dev))
+    del a
+    del pool
+    gc.collect()
+    torch.cuda.empty_cache()
+    eager.append(torch.empty(3 * MB, dtype=torch.uint8, device=dev))
+    return eager
+
+
 def child(program, cfgname, out):
     t0 = time.time()
     import torch
@@ -869,7 +981,7 @@ def child(program, cfgname, out):
     dev = torch.device("cuda")
     props = torch.cuda.get_device_properties(0)
     frac = None
-    fractions = {"cudagraph_train_frac": 400, "mempool_retry": 300, "graph_retry": 350}
+    fractions = {"cudagraph_train_frac": 400, "mempool_retry": 300, "graph_retry": 350, "mempool_use_on_oom": 300}
     if program in fractions:
         frac = fractions[program] * MB / props.total_memory
         torch.cuda.set_per_process_memory_fraction(frac, 0)
