@@ -163,6 +163,15 @@ private slots:
                 QTest::newRow(qPrintable(name)) << QString("pools-heldout5") << name;
             }
         }
+        // pools-heldout6, recorded after those rules and exact as recorded: record_stream inside
+        // a forking capture; MemPool(use_on_oom=True) lending its free blocks to default-pool
+        // requests that would OOM.
+        for (const char* program : {"capture_record_fork", "mempool_use_on_oom"}) {
+            for (const char* config : {"default", "expandable", "msplit128"}) {
+                const QString name = QString("%1__%2").arg(program, config);
+                QTest::newRow(qPrintable(name)) << QString("pools-heldout6") << name;
+            }
+        }
     }
 
     void heldout() {
@@ -206,6 +215,18 @@ private slots:
             const QString name = QString("graph_reset__%1").arg(config);
             QTest::newRow(qPrintable(name)) << "pools-heldout3" << name << 1;
         }
+        // pools-heldout6: the empty_cache() after `g1.reset()` (g2 still uses the shared pool).
+        for (const char* config : {"default", "msplit128"}) {
+            const QString name = QString("graph_reset_shared__%1").arg(config);
+            QTest::newRow(qPrintable(name)) << "pools-heldout6" << name << 1;
+        }
+        // The last empty_cache(), after the MemPool's destructor; with expandable segments also the
+        // one after the use_mem_pool scope (the freed default block's pages stayed mapped). The
+        // empty_cache() inside the scope acted as emptyCache(the active pool): it left the default
+        // pool's whole free segment (the next one released it) and, by the count, did not sync.
+        QTest::newRow("empty_cache_in_scope__default") << "pools-heldout6" << "empty_cache_in_scope__default" << 1;
+        QTest::newRow("empty_cache_in_scope__expandable") << "pools-heldout6" << "empty_cache_in_scope__expandable" << 2;
+        QTest::newRow("empty_cache_in_scope__msplit128") << "pools-heldout6" << "empty_cache_in_scope__msplit128" << 1;
         // The last empty_cache(), after the outer MemPool's destructor had released its segments.
         for (const char* config : {"default", "msplit128"}) {
             const QString name = QString("mempool_nested__%1").arg(config);
