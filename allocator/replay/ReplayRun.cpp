@@ -384,14 +384,27 @@ std::optional<PoolId> ReplayRun::capturePrior(std::size_t entry, StreamId stream
     return knownPoolLater(entry, stream).value_or(kInferredPool);
 }
 
+// Entries come in order within a run, so each stream's scan resumes where the last one stopped:
+// a side stream's eager allocations while a capture is open would otherwise each scan the whole
+// window (none of them in a private pool), which on a long trace is quadratic.
 std::optional<PoolId> ReplayRun::knownPoolLater(std::size_t entry, StreamId stream) const {
     constexpr std::size_t kLookAhead = 4096;
     const std::size_t end = std::min<std::size_t>(trace_.entries.size(), entry + kLookAhead);
-    for (std::size_t i = entry + 1; i < end; ++i) {
+    LaterScan& scan = laterScans_[stream];
+    if (scan.found && *scan.found > entry) return *scan.found < end ? std::optional<PoolId>(scan.pool) : std::nullopt;
+    // Nothing on this stream up to scannedTo had a known pool (past a found one nothing was read).
+    const std::size_t from = scan.found ? entry + 1 : std::max(entry + 1, scan.scannedTo);
+    scan.found.reset();
+    for (std::size_t i = from; i < end; ++i) {
         const RecordedEntry& later = trace_.entries[i];
         if (later.action != EventAction::Alloc || trace_.stream(later) != stream) continue;
-        if (std::optional<PoolId> known = routing_->knownPoolAt(i, later.address)) return known;
+        if (std::optional<PoolId> known = routing_->knownPoolAt(i, later.address)) {
+            scan.found = i;
+            scan.pool = *known;
+            return known;
+        }
     }
+    scan.scannedTo = std::max(scan.scannedTo, end);
     return std::nullopt;
 }
 

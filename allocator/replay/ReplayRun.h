@@ -183,6 +183,12 @@ private:
     // Capture streams the legacy default stream allocated on since their last private-pool
     // allocation: no capture can be underway across that (see beginRoute).
     std::set<StreamId> defaultStreamSince_;
+    struct LaterScan {
+        std::size_t scannedTo = 0;         // entries before this were read (with no `found` pending)
+        std::optional<std::size_t> found;  // the next allocation with a known pool, not yet passed
+        PoolId pool;
+    };
+    mutable std::map<StreamId, LaterScan> laterScans_;  // knownPoolLater's progress, by stream
     std::map<StreamId, bool> recordingOnStream_;         // the last private-pool alloc was recorded
     std::map<std::uint32_t, bool> recordingStacks_;     // inGraphTreesRecording, by stack id
     std::map<std::uint32_t, bool> graphTreesStacks_;    // inGraphTrees, by stack id
