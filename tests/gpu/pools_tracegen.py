@@ -92,6 +92,14 @@ Programs:
   empty_cache_in_scope  torch.cuda.empty_cache() called inside a use_mem_pool scope, with free
                         blocks in the MemPool and the default pool; then outside it, then after
                         the pool is deleted
+  compile_gpt2_lengths  torch.compile(mode="reduce-overhead") training of the tiny GPT-2 at sequence
+                        lengths 32 and 64, alternating, 6 steps (eager AdamW)
+  amp_graph_train       a whole bf16-autocast training step (AdamW(capturable=True)) captured with
+                        torch.cuda.graph and replayed 8 times with eager side allocations
+  compile_two_modules   two modules compiled with mode="reduce-overhead" called in turn with eager
+                        work between them, inference, 5 steps
+  mempool_activations   an MLP's forward run inside use_mem_pool (its activations in the pool), the
+                        backward outside it, 6 steps; the pool deleted while gradients live
 """
 import json, os, random, subprocess, sys, threading, time
 from concurrent.futures import ThreadPoolExecutor
@@ -130,6 +138,10 @@ JOBS += [(p, c) for p in ("compile_many_shapes", "graph_in_mempool", "capture_fo
 
 # The sixth held-out set (tests/data/pools-heldout6).
 JOBS += [(p, c) for p in ("graph_reset_shared", "mempool_use_on_oom", "capture_record_fork", "empty_cache_in_scope")
+         for c in ("default", "expandable", "msplit128")]
+
+# The seventh held-out set (tests/data/pools-heldout7).
+JOBS += [(p, c) for p in ("compile_gpt2_lengths", "compile_two_modules", "amp_graph_train", "mempool_activations")
          for c in ("default", "expandable", "msplit128")]
 
 
@@ -971,6 +983,111 @@ def p_empty_cache_in_scope(torch, dev, rng, info):
     torch.cuda.empty_cache()
     eager.append(torch.empty(3 * MB, dtype=torch.uint8, device=dev))
     return eager
+
+
+def p_compile_gpt2_lengths(torch, dev, rng, info):
+    from transformers import GPT2Config, GPT2LMHeadModel
+    import transformers
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(GPT2Config(**GPT2)).to(dev).train()
+    info["program_params"] = {"gpt2": GPT2, "transformers_version": transformers.__version__}
+    f = torch.compile(model, mode="reduce-overhead")
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    vals = []
+    for step, length in enumerate((32, 64, 32, 64, 32, 64)):
+        torch.compiler.cudagraph_mark_step_begin()
+        idx = torch.randint(0, GPT2["vocab_size"], (8, length), device=dev)
+        out = f(input_ids=idx, labels=idx)
+        out.loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        vals.append(float(out.loss.item()))
+        del out, idx
+    info["program_result"] = {"values": vals}
+    return model, f, opt
+
+
+def p_amp_graph_train(torch, dev, rng, info):
+    model = mlp(torch, dev)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, capturable=True)
+    x = torch.randn(256, 512, device=dev)
+    t = torch.randn(256, 512, device=dev)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = torch.nn.functional.mse_loss(model(x).float(), t)
+        loss.backward()
+        opt.step()
+        return loss
+
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(3):
+            step()
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    opt.zero_grad(set_to_none=True)
+    with torch.cuda.graph(g):
+        static_loss = step()
+    keep, losses = [], []
+    for i in range(8):
+        x.copy_(torch.randn(256, 512, device=dev))
+        g.replay()
+        losses.append(float(static_loss.item()))
+        keep.append(torch.empty(rng.randint(1, 30) * MB, dtype=torch.uint8, device=dev))
+        if len(keep) > 3:
+            keep.pop(rng.randrange(len(keep)))
+    del g, static_loss
+    torch.cuda.empty_cache()
+    keep.append(torch.empty(5 * MB, dtype=torch.uint8, device=dev))
+    info["program_result"] = {"losses": losses}
+    return keep, model, opt
+
+
+def p_compile_two_modules(torch, dev, rng, info):
+    nn = torch.nn
+    a = nn.Sequential(nn.Linear(512, 2048), nn.GELU(), nn.Linear(2048, 512)).to(dev).eval()
+    b = nn.Sequential(nn.Linear(512, 1024), nn.GELU(), nn.Linear(1024, 256)).to(dev).eval()
+    fa = torch.compile(a, mode="reduce-overhead")
+    fb = torch.compile(b, mode="reduce-overhead")
+    vals = []
+    with torch.no_grad():
+        for step in range(5):
+            torch.compiler.cudagraph_mark_step_begin()
+            h = fa(torch.randn(128, 512, device=dev))
+            mid = torch.nn.functional.layer_norm(h.clone(), (512,))  # eager work between the graphs
+            out = fb(mid)
+            vals.append(float(out.float().mean().item()))
+            del h, mid, out
+    info["program_result"] = {"values": vals}
+    return a, b, fa, fb
+
+
+def p_mempool_activations(torch, dev, rng, info):
+    import gc
+    model = mlp(torch, dev)
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+    pool = torch.cuda.MemPool()
+    losses = []
+    for step in range(6):
+        x = torch.randn(rng.choice([128, 256]), 512, device=dev)
+        with torch.cuda.use_mem_pool(pool):
+            y = model(x)
+            loss = y.square().mean()
+        loss.backward()
+        opt.step()
+        losses.append(float(loss.item()))
+        if step < 5:
+            opt.zero_grad(set_to_none=True)
+        del x, y, loss
+    del pool
+    gc.collect()
+    torch.cuda.empty_cache()
+    last = torch.empty(4 * MB, dtype=torch.uint8, device=dev)
+    info["program_result"] = {"losses": losses}
+    return last, model, opt
 
 
 def child(program, cfgname, out):

@@ -172,6 +172,16 @@ private slots:
                 QTest::newRow(qPrintable(name)) << QString("pools-heldout6") << name;
             }
         }
+        // pools-heldout7, exact as recorded too: the tiny GPT-2 compiled at two sequence lengths,
+        // a bf16-autocast training step captured whole, two compiled modules with eager work
+        // between, a forward's activations in a MemPool (with expandable segments).
+        for (const char* program : {"compile_gpt2_lengths", "amp_graph_train", "compile_two_modules"}) {
+            for (const char* config : {"default", "expandable", "msplit128"}) {
+                const QString name = QString("%1__%2").arg(program, config);
+                QTest::newRow(qPrintable(name)) << QString("pools-heldout7") << name;
+            }
+        }
+        QTest::newRow("mempool_activations__expandable") << QString("pools-heldout7") << QString("mempool_activations__expandable");
     }
 
     void heldout() {
@@ -227,6 +237,11 @@ private slots:
         QTest::newRow("empty_cache_in_scope__default") << "pools-heldout6" << "empty_cache_in_scope__default" << 1;
         QTest::newRow("empty_cache_in_scope__expandable") << "pools-heldout6" << "empty_cache_in_scope__expandable" << 2;
         QTest::newRow("empty_cache_in_scope__msplit128") << "pools-heldout6" << "empty_cache_in_scope__msplit128" << 1;
+        // pools-heldout7: the last empty_cache(), after the MemPool's destructor.
+        for (const char* config : {"default", "msplit128"}) {
+            const QString name = QString("mempool_activations__%1").arg(config);
+            QTest::newRow(qPrintable(name)) << "pools-heldout7" << name << 1;
+        }
         // The last empty_cache(), after the outer MemPool's destructor had released its segments.
         for (const char* config : {"default", "msplit128"}) {
             const QString name = QString("mempool_nested__%1").arg(config);
