@@ -32,6 +32,14 @@ namespace allocscope::alloc {
 // snapshot): MemPool-shaped, far from the small ids PyTorch hands out.
 inline constexpr PoolId kInferredPool{0, 0x1'0000'0000ull};
 
+// Every id the inference makes is at least kInferredPool's second half in one of its halves:
+// kInferredPool itself, (0, kInferredPool.second + k) for the k-th other MemPool destructor's
+// releases, (kInferredPool.second + 1 + entry, 0) for a capture found to start a pool of its own
+// at `entry` (PoolRouting::flipToNewPool). PyTorch's own ids are small counters.
+inline constexpr bool isInferredPool(PoolId id) {
+    return id.first >= kInferredPool.second || id.second >= kInferredPool.second;
+}
+
 class PoolRouting {
 public:
     explicit PoolRouting(const RecordedTrace& trace);

@@ -212,6 +212,12 @@ QString poolLabel(const alloc::PoolId& id) {
     // The replay's placeholder for a pool PyTorch's final snapshot no longer names (a MemPool
     // destroyed before the snapshot): its id is ours, not PyTorch's, so it is not shown as one.
     if (id == alloc::kInferredPool) return QStringLiteral("private pool (id not recorded)");
+    // The inference's other pools (alloc::isInferredPool), as short as the map's label column
+    // allows: MemPools numbered so that two stay apart; a capture's start is in the description.
+    if (alloc::isInferredPool(id) && id.first == 0) {
+        return QStringLiteral("private pool (not recorded #%1)").arg(id.second - alloc::kInferredPool.second + 1);
+    }
+    if (alloc::isInferredPool(id)) return QStringLiteral("graph pool (id not recorded)");
     if (id.second == 0) return QStringLiteral("graph pool ") + pair;
     return QStringLiteral("private pool ") + pair;
 }
@@ -222,6 +228,15 @@ QString poolDescription(const alloc::PoolId& id) {
         return QStringLiteral("a private pool whose segment_pool_id the snapshot does not give (the pool was gone "
                               "before the snapshot was taken, e.g. a torch.cuda.MemPool that was deleted); the "
                               "replay inferred that these segments belonged to a private pool");
+    }
+    if (alloc::isInferredPool(id) && id.first == 0) {
+        return QStringLiteral("a private pool whose segment_pool_id the snapshot does not give: another MemPool "
+                              "whose destructor released these segments at another time than the first one's");
+    }
+    if (alloc::isInferredPool(id)) {
+        return QStringLiteral("a CUDA graph's private pool whose segment_pool_id the snapshot does not give: the "
+                              "replay found a capture with a pool of its own starting at trace entry %1")
+            .arg(id.first - alloc::kInferredPool.second - 1);
     }
     const QString pair = QStringLiteral("(%1,%2)").arg(id.first).arg(id.second);
     if (id.second == 0) {

@@ -84,6 +84,9 @@ private slots:
         QTest::newRow("other") << quint64(2) << quint64(3) << "private pool (2,3)";
         // The replay's placeholder for a pool the final snapshot does not name is not a PyTorch id.
         QTest::newRow("inferred") << quint64(0) << quint64(0x1'0000'0000ull) << "private pool (id not recorded)";
+        // Another MemPool destructor's releases; a capture found to start its own pool at entry 88.
+        QTest::newRow("inferred second") << quint64(0) << quint64(0x1'0000'0001ull) << "private pool (not recorded #2)";
+        QTest::newRow("inferred capture") << quint64(0x1'0000'0000ull + 1 + 88) << quint64(0) << "graph pool (id not recorded)";
     }
     void poolLabels() {
         QFETCH(quint64, first);

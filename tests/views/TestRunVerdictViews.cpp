@@ -125,6 +125,10 @@ private slots:
         canvas.setData(plain);
         const int plainWidth = canvas.labelWidth();
         QVERIFY(!canvas.rowTags(0).contains("pool"));  // no private pool: rows unchanged
+        QVERIFY(canvas.rowTags(0).contains("  s0"));
+        plain.segments[1].stream = 566887184;  // a side stream: in hex, as the inspector names it
+        canvas.setData(plain);
+        QVERIFY(canvas.rowTags(1).contains("  s0x21ca0310"));
         QVERIFY(canvas.describeSegment(0).contains("Memory pool: default pool"));
 
         SegmentMapData pools = plain;

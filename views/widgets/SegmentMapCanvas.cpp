@@ -228,7 +228,8 @@ QString SegmentMapCanvas::describeSegment(int segment) const {
 QString SegmentMapCanvas::rowTags(int segment) const {
     const ViewSegment& seg = data_.segments[static_cast<std::size_t>(segment)];
     QString tags = seg.pool == PoolKind::Small ? QStringLiteral("small") : QStringLiteral("large");
-    tags += QStringLiteral("  s%1").arg(seg.stream);
+    // In hex, as the inspector and the OOM answer name streams (PyTorch's are pointers).
+    tags += seg.stream == 0 ? QStringLiteral("  s0") : QStringLiteral("  s0x%1").arg(seg.stream, 0, 16);
     if (seg.expandable) tags += QStringLiteral("  exp");
     if (anyPrivatePool_) tags += QStringLiteral("  ") + (seg.poolLabel.isEmpty() ? QStringLiteral("default pool") : seg.poolLabel);
     return tags;
