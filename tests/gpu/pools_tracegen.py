@@ -100,6 +100,13 @@ Programs:
                         work between them, inference, 5 steps
   mempool_activations   an MLP's forward run inside use_mem_pool (its activations in the pool), the
                         backward outside it, 6 steps; the pool deleted while gradients live
+  compile_empty_cache   torch.compile(mode="reduce-overhead") training of an MLP with
+                        torch.cuda.empty_cache() after every step, 5 steps
+  mempool_side_stream   use_mem_pool scope whose tensors are made and used on a side stream
+                        (record_stream on the default one), freed while queued; the pool deleted
+  pool_handle_three     three graphs sharing torch.cuda.graph_pool_handle(), eager work between
+                        the captures and the replays; deleted middle, first, last, with
+                        empty_cache() between
 """
 import json, os, random, subprocess, sys, threading, time
 from concurrent.futures import ThreadPoolExecutor
@@ -142,6 +149,10 @@ JOBS += [(p, c) for p in ("graph_reset_shared", "mempool_use_on_oom", "capture_r
 
 # The seventh held-out set (tests/data/pools-heldout7).
 JOBS += [(p, c) for p in ("compile_gpt2_lengths", "compile_two_modules", "amp_graph_train", "mempool_activations")
+         for c in ("default", "expandable", "msplit128")]
+
+# The eighth held-out set (tests/data/pools-heldout8).
+JOBS += [(p, c) for p in ("compile_empty_cache", "mempool_side_stream", "pool_handle_three")
          for c in ("default", "expandable", "msplit128")]
 
 
@@ -1088,6 +1099,83 @@ def p_mempool_activations(torch, dev, rng, info):
     last = torch.empty(4 * MB, dtype=torch.uint8, device=dev)
     info["program_result"] = {"losses": losses}
     return last, model, opt
+
+
+def p_compile_empty_cache(torch, dev, rng, info):
+    model = mlp(torch, dev)
+    f = torch.compile(model, mode="reduce-overhead")
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    vals = []
+    for step in range(5):
+        torch.compiler.cudagraph_mark_step_begin()
+        x = torch.randn(128, 512, device=dev)
+        loss = f(x).square().mean()
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        vals.append(float(loss.item()))
+        del loss, x
+        torch.cuda.empty_cache()
+    info["program_result"] = {"values": vals}
+    return model, f, opt
+
+
+def p_mempool_side_stream(torch, dev, rng, info):
+    import gc
+    side = torch.cuda.Stream()
+    pool = torch.cuda.MemPool()
+    keep = []
+    with torch.cuda.use_mem_pool(pool):
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            made = [torch.empty(rng.randint(1, 12) * MB, dtype=torch.uint8, device=dev) for _ in range(4)]
+            for t in made:
+                t.fill_(1)
+        torch.cuda.current_stream().wait_stream(side)
+        for t in made:
+            t.record_stream(torch.cuda.current_stream())
+            keep.append(t * 2)
+        torch.cuda._sleep(20_000_000)
+        del made, t  # frees pending on the default stream's work
+        keep.append(torch.empty(3 * MB, dtype=torch.uint8, device=dev))
+    eager = [torch.empty(rng.randint(1, 20) * MB, dtype=torch.uint8, device=dev) for _ in range(2)]
+    torch.cuda.synchronize()
+    del keep
+    del pool
+    gc.collect()
+    torch.cuda.empty_cache()
+    eager.append(torch.empty(2 * MB, dtype=torch.uint8, device=dev))
+    return eager
+
+
+def p_pool_handle_three(torch, dev, rng, info):
+    nn = torch.nn
+    mods = [nn.Sequential(nn.Linear(1024, w), nn.GELU(), nn.Linear(w, 1024)).to(dev) for w in (1024, 2048, 3072)]
+    x = torch.randn(128, 1024, device=dev)
+    warm_up(torch, lambda: [m(x) for m in mods])
+    handle = torch.cuda.graph_pool_handle()
+    gs, outs, keep = [], [], []
+    with torch.no_grad():
+        for m in mods:
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g, pool=handle):
+                outs.append(m(x))
+            gs.append(g)
+            keep.append(torch.empty(rng.randint(1, 10) * MB, dtype=torch.uint8, device=dev))
+    for i in range(5):
+        for g in gs:
+            g.replay()
+        keep.append(torch.empty(rng.randint(1, 16) * MB, dtype=torch.uint8, device=dev))
+        if len(keep) > 5:
+            keep.pop(0)
+    for k in (1, 0):
+        del gs[k], outs[k]
+        torch.cuda.empty_cache()
+        keep.append(torch.empty(rng.randint(1, 6) * MB, dtype=torch.uint8, device=dev))
+    del gs, outs
+    torch.cuda.empty_cache()
+    keep.append(torch.empty(2 * MB, dtype=torch.uint8, device=dev))
+    return keep, mods, x
 
 
 def child(program, cfgname, out):

@@ -182,6 +182,14 @@ private slots:
             }
         }
         QTest::newRow("mempool_activations__expandable") << QString("pools-heldout7") << QString("mempool_activations__expandable");
+        // pools-heldout8, exact as recorded: graph trees with empty_cache() after every step; a
+        // use_mem_pool scope whose tensors live on a side stream (record_stream, frees pending).
+        for (const char* program : {"compile_empty_cache", "mempool_side_stream"}) {
+            for (const char* config : {"default", "expandable", "msplit128"}) {
+                const QString name = QString("%1__%2").arg(program, config);
+                QTest::newRow(qPrintable(name)) << QString("pools-heldout8") << name;
+            }
+        }
     }
 
     void heldout() {
@@ -237,6 +245,13 @@ private slots:
         QTest::newRow("empty_cache_in_scope__default") << "pools-heldout6" << "empty_cache_in_scope__default" << 1;
         QTest::newRow("empty_cache_in_scope__expandable") << "pools-heldout6" << "empty_cache_in_scope__expandable" << 2;
         QTest::newRow("empty_cache_in_scope__msplit128") << "pools-heldout6" << "empty_cache_in_scope__msplit128" << 1;
+        // pools-heldout8: three graphs in one graph_pool_handle() pool, deleted one at a time with an
+        // empty_cache() after each: the pool's free segments are none (cuBLAS's workspaces stay
+        // live in it), so none of the three released anything.
+        for (const char* config : {"default", "expandable", "msplit128"}) {
+            const QString name = QString("pool_handle_three__%1").arg(config);
+            QTest::newRow(qPrintable(name)) << "pools-heldout8" << name << 3;
+        }
         // pools-heldout7: the last empty_cache(), after the MemPool's destructor.
         for (const char* config : {"default", "msplit128"}) {
             const QString name = QString("mempool_activations__%1").arg(config);

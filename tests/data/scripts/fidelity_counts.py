@@ -10,7 +10,8 @@ counted; a replay is exact when its verdict line says so. Where P.json holds PyT
 memory_stats the replay's statistics are compared key by key too, and the keys that differ are
 named. Standard library only. Default folders: the shared traces, tests/data/replay,
 tests/data/pools, pools-heldout, pools-heldout2, pools-heldout3, pools-heldout4,
-pools-heldout5, pools-heldout6, pools-heldout7, tests/data/oom and ../shared/field-snapshots.
+pools-heldout5, pools-heldout6, pools-heldout7,
+pools-heldout8, tests/data/oom and ../shared/field-snapshots.
 """
 import glob
 import json
@@ -24,7 +25,7 @@ DATA = os.path.dirname(HERE)
 # ../shared/field-snapshots beside the checkout, where present (other people's files).
 DEFAULT = ["traces", "replay", "pools", "pools-heldout", "pools-heldout2", "pools-heldout3",
            "pools-heldout4", "pools-heldout5", "pools-heldout6",
-           "pools-heldout7", "oom",
+           "pools-heldout7", "pools-heldout8", "oom",
            os.path.join(DATA, "..", "..", "..", "shared", "field-snapshots")]
 
 
