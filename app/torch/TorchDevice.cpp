@@ -20,6 +20,9 @@ TorchDevice::TorchDevice(TorchDeviceSetup setup) : index_(setup.index), memory_(
             storage::RecorderOptions options;
             options.waitForRun = false;
             recorder_ = std::make_unique<storage::SessionRecorder>(*setup.writer, info, allocator_->stats(), options);
+            // Stacks go with each batch (under this device's mutex, like the events): a reader of
+            // the run while it records sees the Python frames of what it shows.
+            recorder_->followStacks(&stacks_);
         } catch (const std::exception& e) {
             recordingError_ = std::string("recording device ") + std::to_string(index_) + " failed: " + e.what();
         }

@@ -147,6 +147,7 @@ void RunBuilder::append(SqliteDb& db, const RecordBatch& batch) {
     }
     for (; fixup < batch.fixups.size(); ++fixup) applyFixup(db, batch.fixups[fixup].first, batch.fixups[fixup].second);
     if (!batch.phases.empty()) appendPhases(db, batch.phases);
+    writeStacks(db, runId_, batch.stacks);
     SqliteStatement count = db.prepare("UPDATE run SET event_count = ? WHERE id = ?");
     count.bind(1, static_cast<std::int64_t>(model_.applied())).bind(2, runId_);
     count.run();
@@ -207,31 +208,58 @@ void RunBuilder::appendPhases(SqliteDb& db, const std::vector<PhaseSpan>& phases
     }
 }
 
-void writeStacks(SqliteDb& db, std::int64_t runId, const alloc::StackTable& stacks) {
-    SqliteStatement insertFrame = db.prepare("INSERT OR IGNORE INTO frame(filename, line, name) VALUES (?, ?, ?)");
-    SqliteStatement findFrame = db.prepare("SELECT id FROM frame WHERE filename = ? AND line = ? AND name = ?");
-    SqliteStatement insertStack = db.prepare("INSERT OR IGNORE INTO stack_key(frames) VALUES (?)");
-    SqliteStatement findStack = db.prepare("SELECT id FROM stack_key WHERE frames = ?");
-    SqliteStatement link = db.prepare("INSERT OR REPLACE INTO run_stack(run, stack_id, stack) VALUES (?, ?, ?)");
-    for (std::size_t id = 1; id < stacks.size(); ++id) {
+namespace {
+
+// One stack per call: its frames interned in `frame`, the frame ids as a key in `stack_key`,
+// linked to the run's stack id (INSERT OR REPLACE: a stack written twice stays one row).
+class StackWriter {
+public:
+    StackWriter(SqliteDb& db, std::int64_t runId)
+        : runId_(runId),
+          insertFrame_(db.prepare("INSERT OR IGNORE INTO frame(filename, line, name) VALUES (?, ?, ?)")),
+          findFrame_(db.prepare("SELECT id FROM frame WHERE filename = ? AND line = ? AND name = ?")),
+          insertStack_(db.prepare("INSERT OR IGNORE INTO stack_key(frames) VALUES (?)")),
+          findStack_(db.prepare("SELECT id FROM stack_key WHERE frames = ?")),
+          link_(db.prepare("INSERT OR REPLACE INTO run_stack(run, stack_id, stack) VALUES (?, ?, ?)")) {}
+
+    void write(std::uint32_t id, const alloc::Stack& frames) {
         ByteWriter key;
-        for (const alloc::Frame& frame : stacks.stack(static_cast<std::uint32_t>(id))) {
-            insertFrame.bind(1, std::string_view(frame.filename)).bind(2, frame.line).bind(3, std::string_view(frame.name));
-            insertFrame.run();
-            findFrame.bind(1, std::string_view(frame.filename)).bind(2, frame.line).bind(3, std::string_view(frame.name));
-            findFrame.step();
-            key.varint(static_cast<std::uint64_t>(findFrame.columnInt(0)));
-            findFrame.reset();
+        for (const alloc::Frame& frame : frames) {
+            insertFrame_.bind(1, std::string_view(frame.filename)).bind(2, frame.line).bind(3, std::string_view(frame.name));
+            insertFrame_.run();
+            findFrame_.bind(1, std::string_view(frame.filename)).bind(2, frame.line).bind(3, std::string_view(frame.name));
+            findFrame_.step();
+            key.varint(static_cast<std::uint64_t>(findFrame_.columnInt(0)));
+            findFrame_.reset();
         }
-        insertStack.bindBlob(1, key.bytes().data(), key.bytes().size());
-        insertStack.run();
-        findStack.bindBlob(1, key.bytes().data(), key.bytes().size());
-        findStack.step();
-        const std::int64_t stackKey = findStack.columnInt(0);
-        findStack.reset();
-        link.bind(1, runId).bind(2, static_cast<std::int64_t>(id)).bind(3, stackKey);
-        link.run();
+        insertStack_.bindBlob(1, key.bytes().data(), key.bytes().size());
+        insertStack_.run();
+        findStack_.bindBlob(1, key.bytes().data(), key.bytes().size());
+        findStack_.step();
+        const std::int64_t stackKey = findStack_.columnInt(0);
+        findStack_.reset();
+        link_.bind(1, runId_).bind(2, static_cast<std::int64_t>(id)).bind(3, stackKey);
+        link_.run();
     }
+
+private:
+    std::int64_t runId_;
+    SqliteStatement insertFrame_, findFrame_, insertStack_, findStack_, link_;
+};
+
+}  // namespace
+
+void writeStacks(SqliteDb& db, std::int64_t runId, const alloc::StackTable& stacks) {
+    StackWriter writer(db, runId);
+    for (std::size_t id = 1; id < stacks.size(); ++id) {
+        writer.write(static_cast<std::uint32_t>(id), stacks.stack(static_cast<std::uint32_t>(id)));
+    }
+}
+
+void writeStacks(SqliteDb& db, std::int64_t runId, const std::vector<std::pair<std::uint32_t, alloc::Stack>>& stacks) {
+    if (stacks.empty()) return;
+    StackWriter writer(db, runId);
+    for (const auto& [id, frames] : stacks) writer.write(id, frames);
 }
 
 }  // namespace allocscope::storage

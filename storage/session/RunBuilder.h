@@ -31,6 +31,9 @@ struct RecordBatch {
     std::vector<alloc::Event> events;
     std::vector<std::pair<std::uint64_t, alloc::DeviceStats>> fixups;
     std::vector<PhaseSpan> phases;
+    // Stacks interned since the last batch (id, frames), stored with it so that a reader of a run
+    // still recording finds the stacks of the events it sees (SessionRecorder::followStacks).
+    std::vector<std::pair<std::uint32_t, alloc::Stack>> stacks;
 };
 
 inline constexpr std::uint64_t kDefaultKeyframeInterval = 16384;
@@ -72,5 +75,7 @@ private:
 
 // Stores a run's stacks: frames and stacks de-duplicated across the whole session.
 void writeStacks(SqliteDb& db, std::int64_t runId, const alloc::StackTable& stacks);
+// The same for some stacks only, by id (a batch's new ones).
+void writeStacks(SqliteDb& db, std::int64_t runId, const std::vector<std::pair<std::uint32_t, alloc::Stack>>& stacks);
 
 }  // namespace allocscope::storage

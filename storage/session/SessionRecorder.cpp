@@ -63,8 +63,17 @@ void SessionRecorder::syncStats(const alloc::DeviceStats& stats, bool force) {
     else batch_.fixups.emplace_back(count_, stats);
 }
 
+void SessionRecorder::takeNewStacks() {
+    if (followed_ == nullptr) return;
+    for (; stacksSent_ < followed_->size(); ++stacksSent_) {
+        const auto id = static_cast<std::uint32_t>(stacksSent_);
+        batch_.stacks.emplace_back(id, followed_->stack(id));
+    }
+}
+
 void SessionRecorder::flush() {
-    if (batch_.events.empty() && batch_.fixups.empty() && batch_.phases.empty()) return;
+    takeNewStacks();
+    if (batch_.events.empty() && batch_.fixups.empty() && batch_.phases.empty() && batch_.stacks.empty()) return;
     auto batch = std::make_shared<RecordBatch>(std::move(batch_));
     batch_ = RecordBatch{};
     batch_.events.reserve(options_.batchEvents);
@@ -85,7 +94,9 @@ void SessionRecorder::interrupt(const alloc::StackTable* stacks) { end(stacks, {
 void SessionRecorder::end(const alloc::StackTable* stacks, const std::string& divergence, bool complete) {
     flush();
     finished_ = true;
-    std::shared_ptr<alloc::StackTable> copy = stacks != nullptr ? std::make_shared<alloc::StackTable>(*stacks) : nullptr;
+    // A followed table went out batch by batch (the flush above sent the rest): not again.
+    const bool streamed = stacks != nullptr && stacks == followed_;
+    std::shared_ptr<alloc::StackTable> copy = stacks != nullptr && !streamed ? std::make_shared<alloc::StackTable>(*stacks) : nullptr;
     writer_.submit([builder = builder_, copy, divergence, complete, start = historyStart_, verdict = verdict_,
                     rank = rank_](SessionWriter::Context& ctx) {
         if (start) HistoryStartTable::write(ctx.db, builder->runId(), *start);

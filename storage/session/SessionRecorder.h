@@ -68,6 +68,10 @@ public:
     void setVerdict(RunVerdict verdict) { verdict_ = std::move(verdict); }
     // The run's rank in a distributed job (RunRankTable), stored by finish() or interrupt().
     void setRank(std::optional<RunRank> rank) { rank_ = std::move(rank); }
+    // The table the recorded events' stack ids come from, read at each batch (under the caller's
+    // own serialisation of onEvent): its new stacks go with the batch, so that a reader of the run
+    // while it records finds them. Stacks must be interned before the events that use them.
+    void followStacks(const alloc::StackTable* stacks) { followed_ = stacks; }
     // Stores stacks, summary and heatmap, marks the run complete and waits for the commit.
     void finish(const alloc::StackTable* stacks = nullptr, const std::string& divergence = {});
     // A recording stopped on purpose (cancelled): commits what was recorded with its stacks and
@@ -76,6 +80,8 @@ public:
 
 private:
     void flush();
+    // The followed table's stacks interned since the last batch, into this one.
+    void takeNewStacks();
     // finish() and interrupt(): the last batch, then the run's end in one transaction.
     void end(const alloc::StackTable* stacks, const std::string& divergence, bool complete);
 
@@ -92,6 +98,8 @@ private:
     std::optional<RunVerdict> verdict_;
     std::optional<RunRank> rank_;
     bool restoredSinceSync_ = false;
+    const alloc::StackTable* followed_ = nullptr;  // followStacks()
+    std::size_t stacksSent_ = 1;                   // its ids below this went with a batch (0 = none)
 };
 
 }  // namespace allocscope::storage

@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include "allocator/core/CachingAllocator.h"
+#include "allocator/core/StackTable.h"
 #include "allocator/device/SimulatedDevice.h"
 #include "storage/session/RunProgress.h"
 #include "storage/session/SessionError.h"
@@ -53,6 +54,35 @@ private slots:
         QCOMPARE(done.events, recorder.eventCount());
 
         QVERIFY_THROWS_EXCEPTION(storage::SessionError, storage::RunProgress::read(reader, 2));
+    }
+
+    // A followed stack table's stacks go with each batch: a reader of the run while it records
+    // finds the frames of the events it sees, not only after finish(); finish() keeps them.
+    void stacksReachTheFileWithTheirEvents() {
+        const std::string path = dir_.filePath("stacks.allocscope").toStdString();
+        storage::SessionWriter writer(path);
+        alloc::SimulatedDevice device(2ull << 30, 0);
+        storage::RecorderOptions options;
+        options.batchEvents = 1;
+        alloc::StackTable stacks;
+        storage::SessionRecorder recorder(writer, {}, alloc::DeviceStats{}, options);
+        recorder.followStacks(&stacks);
+        alloc::CachingAllocator allocator(alloc::AllocatorConfig{}, device, &recorder);
+        const alloc::Stack first{{"train.py", 12, "forward"}, {"train.py", 40, "main"}};
+        const alloc::Stack second{{"train.py", 13, "backward"}};
+        allocator.malloc(1u << 20, 0, stacks.intern(first));
+        writer.flush();
+        storage::SessionReader reader(path, false);
+        QCOMPARE(reader.stack(1, 1), first);
+        QVERIFY(reader.stack(1, 2).empty());  // not interned yet
+
+        allocator.malloc(2u << 20, 0, stacks.intern(second));
+        writer.flush();
+        QCOMPARE(reader.stack(1, 2), second);
+        recorder.finish(&stacks);
+        QCOMPARE(reader.stack(1, 1), first);
+        QCOMPARE(reader.stack(1, 2), second);
+        QVERIFY(storage::RunProgress::read(reader, 1).complete);
     }
 
     void aRecorderDestroyedUnfinishedEndsTheRunInterrupted() {
