@@ -62,7 +62,8 @@ for row in db.execute("SELECT r.id, r.name, r.source_kind, r.source, r.config, r
                       "(SELECT coalesce(sum(count), 0) FROM event_chunk c WHERE c.run = r.id), "
                       "(SELECT count(*) FROM summary s WHERE s.run = r.id) FROM run r"):
     print("run", row)
-print("frames", db.execute("SELECT count(*) FROM frame").fetchone()[0], "stacks", db.execute("SELECT count(*) FROM stack_key").fetchone()[0])
+print("frames", db.execute("SELECT count(*) FROM frame").fetchone()[0], "stacks", db.execute("SELECT count(*) FROM stack_key").fetchone()[0],
+      "run stacks", db.execute("SELECT count(*) FROM run_stack").fetchone()[0])
 for row in db.execute("SELECT * FROM frame LIMIT 8"):
     print("  frame", row)
 PY
