@@ -18,6 +18,7 @@
 #include "allocator/core/detail/U64Map.h"
 #include "allocator/device/SimulatedDevice.h"
 #include "allocator/replay/AddressTies.h"
+#include "allocator/replay/CaptureTracker.h"
 #include "allocator/replay/PoolRouting.h"
 #include "allocator/replay/TraceReplayer.h"
 #include "allocator/replay/TraceSteps.h"
@@ -124,25 +125,6 @@ private:
     PoolReleases releasePoolsFreedIn(const TraceStep& step);
     // The private pools whose segments an allocation's retry released in `step`: released first.
     void releaseRetriedPools(const TraceStep& step);
-    // The pool a capture underway on `stream` gives an allocation no address places (or none).
-    std::optional<PoolId> capturePrior(std::size_t entry, StreamId stream) const;
-    // The first later allocation on `stream` whose pool the snapshot tells (within a window).
-    std::optional<PoolId> knownPoolLater(std::size_t entry, StreamId stream) const;
-    // A capture is open on another stream: it began there and has allocated into `pool` since
-    // (any pool when unset), or its capture_begin allocated and nothing since; and the default
-    // stream has not allocated since (no capture spans that).
-    bool captureOpenElsewhere(StreamId stream, std::optional<PoolId> pool) const;
-    // The private pool of a capture open on another stream than `stream`, if one is.
-    std::optional<PoolId> openCapturePool(StreamId stream) const;
-    // After `entry`, a capture stream other than `stream` that allocated into `pool` (or whose
-    // capture_begin just ran) allocates again before the default stream does.
-    bool captureGoesOn(std::size_t entry, StreamId stream, PoolId pool) const;
-    // The allocation's Python stack runs inside torch.cuda.graph's capture_begin.
-    bool inCaptureBegin(std::uint32_t stackId) const;
-    // The allocation's Python stack runs inside torch.compile graph trees' capture of a function.
-    bool inGraphTreesRecording(std::uint32_t stackId);
-    // The allocation's Python stack runs inside torch.compile's graph trees (warm-up or capture).
-    bool inGraphTrees(std::uint32_t stackId);
     // The entry's Python stack is inside torch.cuda.empty_cache() (unknown without a stack).
     std::optional<bool> inEmptyCacheCall(std::uint32_t stackId) const;
     void emitPhases(std::size_t upToEntry);
@@ -172,26 +154,7 @@ private:
     PoolRouting* routing_ = nullptr;
     std::map<std::uint64_t, std::size_t> guessedSegments_;  // segment base -> entry whose guess made it
     std::set<PoolId> createdPools_;                          // private pools the program created
-    // The pool of the last allocation on each stream: a private pool's allocations starting on a
-    // side stream mark a CUDA graph capture (torch.cuda.graph calls empty_cache() before it).
-    std::map<StreamId, PoolId> lastPoolOnStream_;
-    std::map<StreamId, bool> captureBegun_;              // capture_begin allocated, no capture alloc yet
-    // Streams a capture began on, and streams a capture forked to (capture_fork: a stream made to
-    // wait on the capturing one joins its capture, and its requests go to the capture's pool).
-    std::set<StreamId> captureStreams_;
-    std::set<StreamId> forkStreams_;
-    // Capture streams the legacy default stream allocated on since their last private-pool
-    // allocation: no capture can be underway across that (see beginRoute).
-    std::set<StreamId> defaultStreamSince_;
-    struct LaterScan {
-        std::size_t scannedTo = 0;         // entries before this were read (with no `found` pending)
-        std::optional<std::size_t> found;  // the next allocation with a known pool, not yet passed
-        PoolId pool;
-    };
-    mutable std::map<StreamId, LaterScan> laterScans_;  // knownPoolLater's progress, by stream
-    std::map<StreamId, bool> recordingOnStream_;         // the last private-pool alloc was recorded
-    std::map<std::uint32_t, bool> recordingStacks_;     // inGraphTreesRecording, by stack id
-    std::map<std::uint32_t, bool> graphTreesStacks_;    // inGraphTrees, by stack id
+    CaptureTracker captures_;  // which captures the trace shows, and their pools' priors
     bool emptyCacheThisStep_ = false;
 
     // Live segment and reservation bases -> whether the recording gave that base (AddressTies.h):
