@@ -29,7 +29,7 @@ bool CaptureTracker::startsCapture(std::size_t entry, std::uint32_t stackId, Str
     // its static grad outputs on the default stream). Not under torch.compile's graph trees: they
     // also run a function eagerly in its pool (warm-up), which is no capture.
     if (stream == 0) defaultStreamSince_.insert(captureStreams_.begin(), captureStreams_.end());
-    const bool afterDefaultStream = !pool.isDefault() && defaultStreamSince_.erase(stream) > 0 && !inGraphTrees(stackId);
+    const bool afterDefaultStream = !pool.isDefault() && defaultStreamSince_.erase(stream) > 0 && !graphTreesOf(stackId).inside;
     bool& begun = captureBegun_[stream];
     const auto [last, fresh] = lastPoolOnStream_.try_emplace(stream, pool);
     bool captureStarts = stream != 0 && !pool.isDefault() && (fresh || last->second != pool || afterDefaultStream) &&
@@ -47,7 +47,7 @@ bool CaptureTracker::startsCapture(std::size_t entry, std::uint32_t stackId, Str
     // torch.compile's graph trees warm a function up in the pool without a capture, then record
     // it in the same pool on the same stream: the rule above cannot see that capture start, the
     // Python stack can (CUDAGraphNode._record runs the function inside torch.cuda.graph).
-    const bool recording = inGraphTreesRecording(stackId);
+    const bool recording = graphTreesOf(stackId).recording;
     bool& wasRecording = recordingOnStream_[stream];
     const bool recordingStarts = recording && !wasRecording;
     wasRecording = recording;
@@ -96,7 +96,6 @@ std::optional<PoolId> CaptureTracker::prior(std::size_t entry, StreamId stream, 
 // a side stream's eager allocations while a capture is open would otherwise each scan the whole
 // window (none of them in a private pool), which on a long trace is quadratic.
 std::optional<PoolId> CaptureTracker::knownPoolLater(std::size_t entry, StreamId stream, const PoolRouting& routing) const {
-    constexpr std::size_t kLookAhead = 4096;
     const std::size_t end = std::min<std::size_t>(trace_.entries.size(), entry + kLookAhead);
     LaterScan& scan = laterScans_[stream];
     if (scan.found && *scan.found > entry) return *scan.found < end ? std::optional<PoolId>(scan.pool) : std::nullopt;
@@ -117,7 +116,6 @@ std::optional<PoolId> CaptureTracker::knownPoolLater(std::size_t entry, StreamId
 }
 
 bool CaptureTracker::captureGoesOn(std::size_t entry, StreamId stream, PoolId pool) const {
-    constexpr std::size_t kLookAhead = 4096;
     const std::size_t end = std::min<std::size_t>(trace_.entries.size(), entry + kLookAhead);
     for (std::size_t i = entry + 1; i < end; ++i) {
         const RecordedEntry& later = trace_.entries[i];
@@ -152,33 +150,17 @@ bool CaptureTracker::captureOpenElsewhere(StreamId stream, std::optional<PoolId>
     return false;
 }
 
-bool CaptureTracker::inCaptureBegin(std::uint32_t stackId) const {
-    if (stackId == 0) return false;
-    for (const Frame& frame : trace_.stacks.stack(stackId)) {
-        if (frame.name == "capture_begin" && std::string_view(frame.filename).ends_with("graphs.py")) return true;
-    }
-    return false;
-}
+bool CaptureTracker::inCaptureBegin(std::uint32_t stackId) const { return PoolRouting::inCaptureBegin(trace_.stacks, stackId); }
 
-bool CaptureTracker::inGraphTreesRecording(std::uint32_t stackId) {
-    if (stackId == 0) return false;
-    auto [it, fresh] = recordingStacks_.try_emplace(stackId, false);
+CaptureTracker::GraphTrees CaptureTracker::graphTreesOf(std::uint32_t stackId) {
+    if (stackId == 0) return {};
+    auto [it, fresh] = graphTreesStacks_.try_emplace(stackId);
     if (!fresh) return it->second;
     for (const Frame& frame : trace_.stacks.stack(stackId)) {
-        if (frame.name == "_record" && std::string_view(frame.filename).ends_with("cudagraph_trees.py")) {
-            it->second = true;
-            break;
-        }
+        if (!std::string_view(frame.filename).ends_with("cudagraph_trees.py")) continue;
+        it->second.inside = true;
+        if (frame.name == "_record") it->second.recording = true;
     }
-    return it->second;
-}
-
-bool CaptureTracker::inGraphTrees(std::uint32_t stackId) {
-    if (stackId == 0) return false;
-    auto [it, fresh] = graphTreesStacks_.try_emplace(stackId, false);
-    if (!fresh) return it->second;
-    const Stack& frames = trace_.stacks.stack(stackId);
-    it->second = std::any_of(frames.begin(), frames.end(), [](const Frame& f) { return std::string_view(f.filename).ends_with("cudagraph_trees.py"); });
     return it->second;
 }
 

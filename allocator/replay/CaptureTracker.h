@@ -54,10 +54,15 @@ private:
     // After `entry`, a capture stream other than `stream` that allocated into `pool` (or whose
     // capture_begin just ran) allocates again before the default stream does.
     bool captureGoesOn(std::size_t entry, StreamId stream, PoolId pool) const;
-    // The allocation's Python stack runs inside torch.compile graph trees' capture of a function.
-    bool inGraphTreesRecording(std::uint32_t stackId);
-    // The allocation's Python stack runs inside torch.compile's graph trees (warm-up or capture).
-    bool inGraphTrees(std::uint32_t stackId);
+    // Where an allocation's Python stack runs in torch.compile's graph trees: inside them at all
+    // (warm-up or capture), and inside the capture of a function (CUDAGraphNode._record).
+    struct GraphTrees {
+        bool inside = false;
+        bool recording = false;
+    };
+    GraphTrees graphTreesOf(std::uint32_t stackId);
+    // How far ahead knownPoolLater and captureGoesOn look for a later allocation.
+    static constexpr std::size_t kLookAhead = 4096;
 
     const RecordedTrace& trace_;
     // The pool of the last allocation on each stream: a private pool's allocations starting on a
@@ -78,8 +83,7 @@ private:
     };
     mutable std::map<StreamId, LaterScan> laterScans_;  // knownPoolLater's progress, by stream
     std::map<StreamId, bool> recordingOnStream_;         // the last private-pool alloc was recorded
-    std::map<std::uint32_t, bool> recordingStacks_;      // inGraphTreesRecording, by stack id
-    std::map<std::uint32_t, bool> graphTreesStacks_;     // inGraphTrees, by stack id
+    std::map<std::uint32_t, GraphTrees> graphTreesStacks_;  // graphTreesOf, by stack id
 };
 
 }  // namespace allocscope::alloc

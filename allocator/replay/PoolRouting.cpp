@@ -25,11 +25,10 @@ PoolRouting::PoolRouting(const RecordedTrace& trace) {
     // A trace whose stacks show a torch.cuda.graph capture_begin has private pools even when none
     // survived to the end (two_stream_captures: every graph deleted, then empty_cache()): its
     // default-pool final segments still tell the eager work on a capture stream from a capture's.
+    // (Looked for only when no final segment is private.)
     bool captures = false;
-    for (std::uint32_t id = 1; id < trace.stacks.size() && !captures; ++id) {
-        for (const Frame& frame : trace.stacks.stack(id)) {
-            if (frame.name == "capture_begin" && std::string_view(frame.filename).ends_with("graphs.py")) captures = true;
-        }
+    for (std::uint32_t id = 1; finalPrivate == 0 && id < trace.stacks.size() && !captures; ++id) {
+        captures = inCaptureBegin(trace.stacks, id);
     }
     if (finalPrivate == 0 && !captures) {
         // No private pool in the final segments: nothing is routed by them, not even the default.
@@ -153,6 +152,14 @@ std::optional<bool> PoolRouting::inEmptyCacheCall(const StackTable& stacks, std:
         if (frame.name == "empty_cache" && (file.ends_with("cuda/memory.py") || file == "memory.py")) return true;
     }
     return false;
+}
+
+bool PoolRouting::inCaptureBegin(const StackTable& stacks, std::uint32_t stackId) {
+    if (stackId == 0) return false;
+    const Stack& frames = stacks.stack(stackId);
+    return std::any_of(frames.begin(), frames.end(), [](const Frame& f) {
+        return f.name == "capture_begin" && std::string_view(f.filename).ends_with("graphs.py");
+    });
 }
 
 bool PoolRouting::releasedByPoolOwner(const RecordedTrace& trace, std::size_t entry) {

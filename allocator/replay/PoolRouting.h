@@ -82,6 +82,8 @@ public:
 
     // The entry's Python stack is inside torch.cuda.empty_cache() (nullopt: no stack).
     static std::optional<bool> inEmptyCacheCall(const StackTable& stacks, std::uint32_t stackId);
+    // The entry's Python stack runs inside torch.cuda.graph's capture_begin (false without one).
+    static bool inCaptureBegin(const StackTable& stacks, std::uint32_t stackId);
     // The segment release at trace entry `entry` came from a pool's owner, a MemPool's destructor
     // (releasePool, then emptyCache(its id): that pool's segments only). Its Python stack is
     // neither torch.cuda.empty_cache()'s nor, when an allocation follows the release's segment
