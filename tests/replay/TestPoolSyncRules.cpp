@@ -68,6 +68,27 @@ StackedTrace memPoolDestructor() {
     return t;
 }
 
+// Data rows for the held-out recordings P__C of `folder`, one per program and config (with the
+// number of hidden syncs where the test takes one).
+using Names = std::initializer_list<const char*>;
+constexpr Names kAllConfigs{"default", "expandable", "msplit128"};
+
+void heldoutRows(const char* folder, Names programs, Names configs = kAllConfigs) {
+    for (const char* program : programs) {
+        for (const char* config : configs) {
+            const QString name = QString("%1__%2").arg(program, config);
+            QTest::newRow(qPrintable(name)) << QString(folder) << name;
+        }
+    }
+}
+
+void hiddenRows(const char* folder, const char* program, int hidden, Names configs = kAllConfigs) {
+    for (const char* config : configs) {
+        const QString name = QString("%1__%2").arg(program, config);
+        QTest::newRow(qPrintable(name)) << QString(folder) << name << hidden;
+    }
+}
+
 }  // namespace
 
 class TestPoolSyncRules : public QObject {
@@ -130,15 +151,9 @@ private slots:
     void heldout_data() {
         QTest::addColumn<QString>("folder");
         QTest::addColumn<QString>("name");
-        for (const char* name : {"graph_stream_pools__default", "mempool_twice__default", "mempool_twice__expandable"}) {
-            QTest::newRow(name) << QString("pools-heldout2") << QString(name);
-        }
-        for (const char* program : {"capture_fork", "mempool_retry", "compile_shapes", "record_stream_capture"}) {
-            for (const char* config : {"default", "expandable", "msplit128"}) {
-                const QString name = QString("%1__%2").arg(program, config);
-                QTest::newRow(qPrintable(name)) << QString("pools-heldout3") << name;
-            }
-        }
+        heldoutRows("pools-heldout2", {"graph_stream_pools"}, {"default"});
+        heldoutRows("pools-heldout2", {"mempool_twice"}, {"default", "expandable"});
+        heldoutRows("pools-heldout3", {"capture_fork", "mempool_retry", "compile_shapes", "record_stream_capture"});
         // pools-heldout4: graph trees training at two shapes; make_graphed_callables on one module;
         // two MemPools deleted one after the other (each destructor's run of releases is a pool
         // of its own: taken for one pool, the inner pool's small request found the outer's block);
@@ -146,50 +161,25 @@ private slots:
         // allocates into the pool again; g3's pool of its own on s2 after a default-stream
         // allocation; eager work on s2 after that is the default pool's; the last empty_cache()
         // frees g3's pool before g1's, in the order the pools became freeable).
-        for (const char* program : {"compile_train_shapes", "graphed_single", "two_stream_captures"}) {
-            for (const char* config : {"default", "expandable", "msplit128"}) {
-                const QString name = QString("%1__%2").arg(program, config);
-                QTest::newRow(qPrintable(name)) << QString("pools-heldout4") << name;
-            }
-        }
-        QTest::newRow("mempool_nested__expandable") << QString("pools-heldout4") << QString("mempool_nested__expandable");
+        heldoutRows("pools-heldout4", {"compile_train_shapes", "graphed_single", "two_stream_captures"});
+        heldoutRows("pools-heldout4", {"mempool_nested"}, {"expandable"});
         // pools-heldout5: graph trees at ten shapes; a capture into a user MemPool (its destructor's
         // run of releases is that pool's, told by the capture's allocations beside a released
         // segment; `del pool` released before the empty_cache() after it); a capture forking to
         // two streams; a graph's pool freed by an allocation's retry while a MemPool keeps its own.
-        for (const char* program : {"compile_many_shapes", "graph_in_mempool", "capture_fork_two", "graph_retry"}) {
-            for (const char* config : {"default", "expandable", "msplit128"}) {
-                const QString name = QString("%1__%2").arg(program, config);
-                QTest::newRow(qPrintable(name)) << QString("pools-heldout5") << name;
-            }
-        }
+        heldoutRows("pools-heldout5", {"compile_many_shapes", "graph_in_mempool", "capture_fork_two", "graph_retry"});
         // pools-heldout6, recorded after those rules and exact as recorded: record_stream inside
         // a forking capture; MemPool(use_on_oom=True) lending its free blocks to default-pool
         // requests that would OOM.
-        for (const char* program : {"capture_record_fork", "mempool_use_on_oom"}) {
-            for (const char* config : {"default", "expandable", "msplit128"}) {
-                const QString name = QString("%1__%2").arg(program, config);
-                QTest::newRow(qPrintable(name)) << QString("pools-heldout6") << name;
-            }
-        }
+        heldoutRows("pools-heldout6", {"capture_record_fork", "mempool_use_on_oom"});
         // pools-heldout7, exact as recorded too: the tiny GPT-2 compiled at two sequence lengths,
         // a bf16-autocast training step captured whole, two compiled modules with eager work
         // between, a forward's activations in a MemPool (with expandable segments).
-        for (const char* program : {"compile_gpt2_lengths", "amp_graph_train", "compile_two_modules"}) {
-            for (const char* config : {"default", "expandable", "msplit128"}) {
-                const QString name = QString("%1__%2").arg(program, config);
-                QTest::newRow(qPrintable(name)) << QString("pools-heldout7") << name;
-            }
-        }
-        QTest::newRow("mempool_activations__expandable") << QString("pools-heldout7") << QString("mempool_activations__expandable");
+        heldoutRows("pools-heldout7", {"compile_gpt2_lengths", "amp_graph_train", "compile_two_modules"});
+        heldoutRows("pools-heldout7", {"mempool_activations"}, {"expandable"});
         // pools-heldout8, exact as recorded: graph trees with empty_cache() after every step; a
         // use_mem_pool scope whose tensors live on a side stream (record_stream, frees pending).
-        for (const char* program : {"compile_empty_cache", "mempool_side_stream"}) {
-            for (const char* config : {"default", "expandable", "msplit128"}) {
-                const QString name = QString("%1__%2").arg(program, config);
-                QTest::newRow(qPrintable(name)) << QString("pools-heldout8") << name;
-            }
-        }
+        heldoutRows("pools-heldout8", {"compile_empty_cache", "mempool_side_stream"});
     }
 
     void heldout() {
@@ -229,15 +219,9 @@ private slots:
         QTest::newRow("three_graphs_shared__expandable") << "pools-heldout2" << "three_graphs_shared__expandable" << 2;
         // The empty_cache() with the re-captured graph alive: its pool is not freeable, and the
         // default pool had no whole free segment.
-        for (const char* config : {"default", "expandable", "msplit128"}) {
-            const QString name = QString("graph_reset__%1").arg(config);
-            QTest::newRow(qPrintable(name)) << "pools-heldout3" << name << 1;
-        }
+        hiddenRows("pools-heldout3", "graph_reset", 1);
         // pools-heldout6: the empty_cache() after `g1.reset()` (g2 still uses the shared pool).
-        for (const char* config : {"default", "msplit128"}) {
-            const QString name = QString("graph_reset_shared__%1").arg(config);
-            QTest::newRow(qPrintable(name)) << "pools-heldout6" << name << 1;
-        }
+        hiddenRows("pools-heldout6", "graph_reset_shared", 1, {"default", "msplit128"});
         // The last empty_cache(), after the MemPool's destructor; with expandable segments also the
         // one after the use_mem_pool scope (the freed default block's pages stayed mapped). The
         // empty_cache() inside the scope acted as emptyCache(the active pool): it left the default
@@ -248,28 +232,16 @@ private slots:
         // pools-heldout8: three graphs in one graph_pool_handle() pool, deleted one at a time with an
         // empty_cache() after each: the pool's free segments are none (cuBLAS's workspaces stay
         // live in it), so none of the three released anything.
-        for (const char* config : {"default", "expandable", "msplit128"}) {
-            const QString name = QString("pool_handle_three__%1").arg(config);
-            QTest::newRow(qPrintable(name)) << "pools-heldout8" << name << 3;
-        }
+        hiddenRows("pools-heldout8", "pool_handle_three", 3);
         // pools-heldout7: the last empty_cache(), after the MemPool's destructor.
-        for (const char* config : {"default", "msplit128"}) {
-            const QString name = QString("mempool_activations__%1").arg(config);
-            QTest::newRow(qPrintable(name)) << "pools-heldout7" << name << 1;
-        }
+        hiddenRows("pools-heldout7", "mempool_activations", 1, {"default", "msplit128"});
         // The last empty_cache(), after the outer MemPool's destructor had released its segments.
-        for (const char* config : {"default", "msplit128"}) {
-            const QString name = QString("mempool_nested__%1").arg(config);
-            QTest::newRow(qPrintable(name)) << "pools-heldout4" << name << 1;
-        }
+        hiddenRows("pools-heldout4", "mempool_nested", 1, {"default", "msplit128"});
         // make_graphed_callables captures both forwards into one pool on one stream with nothing
         // between them: the second forward's __enter__ shows nowhere. The second backward's shows
         // by the default-stream allocation of its static grad outputs before it (one capture had
         // to end there): without that rule these would be short by 2.
-        for (const char* config : {"default", "expandable", "msplit128"}) {
-            const QString name = QString("graphed_callables__%1").arg(config);
-            QTest::newRow(qPrintable(name)) << "pools-heldout3" << name << 1;
-        }
+        hiddenRows("pools-heldout3", "graphed_callables", 1);
     }
     void syncsWithoutEvidence() {
         QFETCH(QString, folder);
