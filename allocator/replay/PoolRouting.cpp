@@ -129,7 +129,7 @@ void PoolRouting::addOwnerReleases(const RecordedTrace& trace) {
             const EventAction a = trace.entries[j].action;
             sameRun = a == EventAction::SegmentFree || a == EventAction::SegmentUnmap;
         }
-        if (previous && !sameRun) pool = PoolId{kInferredPool.first, kInferredPool.second + ++owners};
+        if (previous && !sameRun) pool = inferredMemPool(++owners);
         previous = i;
         std::size_t since = 0;
         for (std::size_t j = i; j-- > 0;) {
@@ -243,7 +243,7 @@ bool PoolRouting::flipToNewPool(std::size_t entry, std::size_t earlier) {
     }
     flipped_.insert(entry);
     // Graph-shaped ids past any PyTorch hands out, one per capture the inference found.
-    const PoolId fresh{kInferredPool.second + 1 + entry, 0};
+    const PoolId fresh = inferredCapturePool(entry);
     for (auto it = at; it != end; ++it) forced_[it->entry] = fresh;
     return true;
 }

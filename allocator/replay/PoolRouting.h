@@ -32,12 +32,24 @@ namespace allocscope::alloc {
 // snapshot): MemPool-shaped, far from the small ids PyTorch hands out.
 inline constexpr PoolId kInferredPool{0, 0x1'0000'0000ull};
 
-// Every id the inference makes is at least kInferredPool's second half in one of its halves:
-// kInferredPool itself, (0, kInferredPool.second + k) for the k-th other MemPool destructor's
-// releases, (kInferredPool.second + 1 + entry, 0) for a capture found to start a pool of its own
-// at `entry` (PoolRouting::flipToNewPool). PyTorch's own ids are small counters.
+// The ids the inference makes, all at least kInferredPool's second half in one of their halves
+// (PyTorch's own ids are small counters): MemPool-shaped (0, kInferredPool.second + n) for the
+// n-th MemPool destructor's run of releases (n = 0: kInferredPool itself), graph-shaped
+// (kInferredPool.second + 1 + entry, 0) for a capture found to start a pool of its own at `entry`
+// (PoolRouting::flipToNewPool). Made and read only through these, so the views need not know how.
+inline constexpr PoolId inferredMemPool(std::uint64_t n) { return {0, kInferredPool.second + n}; }
+inline constexpr PoolId inferredCapturePool(std::size_t entry) { return {kInferredPool.second + 1 + entry, 0}; }
 inline constexpr bool isInferredPool(PoolId id) {
     return id.first >= kInferredPool.second || id.second >= kInferredPool.second;
+}
+// n of an inferredMemPool(n), entry of an inferredCapturePool(entry); nullopt for other ids.
+inline constexpr std::optional<std::uint64_t> inferredMemPoolNumber(PoolId id) {
+    if (id.first != 0 || id.second < kInferredPool.second) return std::nullopt;
+    return id.second - kInferredPool.second;
+}
+inline constexpr std::optional<std::size_t> inferredCaptureEntry(PoolId id) {
+    if (id.second != 0 || id.first <= kInferredPool.second) return std::nullopt;
+    return static_cast<std::size_t>(id.first - kInferredPool.second - 1);
 }
 
 class PoolRouting {

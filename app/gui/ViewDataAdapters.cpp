@@ -214,8 +214,8 @@ QString poolLabel(const alloc::PoolId& id) {
     if (id == alloc::kInferredPool) return QStringLiteral("private pool (id not recorded)");
     // The inference's other pools (alloc::isInferredPool), as short as the map's label column
     // allows: MemPools numbered so that two stay apart; a capture's start is in the description.
-    if (alloc::isInferredPool(id) && id.first == 0) {
-        return QStringLiteral("private pool (not recorded #%1)").arg(id.second - alloc::kInferredPool.second + 1);
+    if (const std::optional<std::uint64_t> n = alloc::inferredMemPoolNumber(id)) {
+        return QStringLiteral("private pool (not recorded #%1)").arg(*n + 1);
     }
     if (alloc::isInferredPool(id)) return QStringLiteral("graph pool (id not recorded)");
     if (id.second == 0) return QStringLiteral("graph pool ") + pair;
@@ -229,14 +229,14 @@ QString poolDescription(const alloc::PoolId& id) {
                               "before the snapshot was taken, e.g. a torch.cuda.MemPool that was deleted); the "
                               "replay inferred that these segments belonged to a private pool");
     }
-    if (alloc::isInferredPool(id) && id.first == 0) {
+    if (alloc::inferredMemPoolNumber(id)) {
         return QStringLiteral("a private pool whose segment_pool_id the snapshot does not give: another MemPool "
                               "whose destructor released these segments at another time than the first one's");
     }
-    if (alloc::isInferredPool(id)) {
+    if (const std::optional<std::size_t> entry = alloc::inferredCaptureEntry(id)) {
         return QStringLiteral("a CUDA graph's private pool whose segment_pool_id the snapshot does not give: the "
                               "replay found a capture with a pool of its own starting at trace entry %1")
-            .arg(id.first - alloc::kInferredPool.second - 1);
+            .arg(*entry);
     }
     const QString pair = QStringLiteral("(%1,%2)").arg(id.first).arg(id.second);
     if (id.second == 0) {
